@@ -2,3 +2,4 @@ export type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchE
 export { DEFAULT_HISTORY_WINDOW_MS } from './backend.js';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors.js';
 export { MemoryBackend } from './memory/memory-backend.js';
+export { openBackend, type BackendSpec } from './open.js';

@@ -1,0 +1,12 @@
+/** `npm run bench -- <suite> [args]`: storage, api, ... Each suite prints its own table. */
+const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
+  storage: () => import('./storage.js'),
+};
+
+const [name, ...args] = process.argv.slice(2);
+const load = name ? suites[name] : undefined;
+if (!load) {
+  console.error(`usage: npm run bench -- <${Object.keys(suites).join('|')}> [args]`);
+  process.exit(2);
+}
+await (await load()).main(args);

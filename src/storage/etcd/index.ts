@@ -1,0 +1,2 @@
+export { EtcdBackend, type EtcdBackendOptions } from './etcd-backend.js';
+export { etcdAvailable, startEtcd, type EtcdProcess } from './etcd-process.js';

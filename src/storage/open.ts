@@ -1,0 +1,23 @@
+import type { Backend, HistoryOptions } from './backend.js';
+import { MemoryBackend } from './memory/memory-backend.js';
+
+export type BackendSpec =
+  | { type: 'memory' }
+  | { type: 'sqlite'; path: string }
+  | { type: 'etcd'; endpoints: string[]; keyPrefix?: string };
+
+/** Opens a backend by name. The SQLite and etcd drivers load only when asked for (start-up time). */
+export async function openBackend(spec: BackendSpec, history?: HistoryOptions): Promise<Backend> {
+  switch (spec.type) {
+    case 'memory':
+      return new MemoryBackend(history);
+    case 'sqlite': {
+      const { SqliteBackend } = await import('./sqlite/sqlite-backend.js');
+      return new SqliteBackend({ path: spec.path, ...(history ? { history } : {}) });
+    }
+    case 'etcd': {
+      const { EtcdBackend } = await import('./etcd/etcd-backend.js');
+      return new EtcdBackend({ endpoints: spec.endpoints, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}), ...(history ? { history } : {}) });
+    }
+  }
+}
