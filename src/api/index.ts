@@ -1,0 +1,2 @@
+export * from './types.js';
+export * as naming from './naming.js';

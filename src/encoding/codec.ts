@@ -1,0 +1,35 @@
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { badRequest, unsupportedMediaType } from '../errors/index.js';
+import { JSON_MEDIA, parseMediaType, YAML_MEDIA } from './media-type.js';
+
+/** Media types a request body may have for create and update. */
+export const BODY_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA] as const;
+
+/** Decodes a request body; the media type must be one of `allowed` (415 otherwise), the bytes must parse (400). */
+export function decodeBody(contentType: string | undefined, body: Buffer, allowed: readonly string[] = BODY_MEDIA_TYPES): unknown {
+  const { type, subtype } = parseMediaType(contentType || JSON_MEDIA);
+  const media = `${type}/${subtype}`;
+  if (!allowed.includes(media)) {
+    throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${allowed.join(', ')}`);
+  }
+  const text = body.toString('utf8');
+  if (media === YAML_MEDIA || media.endsWith('+yaml')) return parseYamlText(text);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`the body of the request could not be decoded as JSON: ${(e as Error).message}`);
+  }
+}
+
+export function parseYamlText(text: string): unknown {
+  try {
+    return parseYaml(text, { version: '1.1', uniqueKeys: false, maxAliasCount: 100 });
+  } catch (e) {
+    throw badRequest(`the body of the request could not be decoded as YAML: ${(e as Error).message}`);
+  }
+}
+
+export function encode(value: unknown, mediaType: string): Buffer {
+  if (mediaType === YAML_MEDIA) return Buffer.from(stringifyYaml(value, { version: '1.1', aliasDuplicateObjects: false }));
+  return Buffer.from(JSON.stringify(value));
+}

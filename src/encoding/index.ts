@@ -1,0 +1,2 @@
+export * from './media-type.js';
+export * from './codec.js';

@@ -1,0 +1,44 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ApiObject, ObjectMeta } from '../api/types.js';
+
+/** RFC 3339 with second precision, as object timestamps are serialized. */
+export const nowTimestamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789'; // no vowels or confusable digits, like the reference
+/** `generateName` + 5 random characters (spec 2.1). */
+export function generateName(prefix: string): string {
+  const bytes = randomBytes(5);
+  let s = '';
+  for (const b of bytes) s += ALPHANUMS[b % ALPHANUMS.length];
+  const max = 253 - 5;
+  return (prefix.length > max ? prefix.slice(0, max) : prefix) + s;
+}
+
+export function metaOf(obj: ApiObject): ObjectMeta {
+  if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
+  return obj.metadata;
+}
+
+/** Server-owned metadata set at creation; whatever the client sent for these fields is replaced. */
+export function initCreateMeta(obj: ApiObject, tracksGeneration: boolean): void {
+  const m = metaOf(obj);
+  m.uid = randomUUID();
+  m.creationTimestamp = nowTimestamp();
+  delete m.resourceVersion;
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  if (tracksGeneration) m.generation = 1;
+  else delete m.generation;
+}
+
+/** On update the client may not change these; they are copied from the stored object. */
+export function keepServerMeta(obj: ApiObject, old: ApiObject): void {
+  const m = metaOf(obj);
+  const o = metaOf(old);
+  for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+    if (o[k] === undefined) delete m[k];
+    else (m as Record<string, unknown>)[k] = o[k];
+  }
+  // A client that does not send managedFields keeps the recorded ones (spec 2.4).
+  if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
+}

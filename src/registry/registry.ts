@@ -1,0 +1,59 @@
+import type { Backend } from '../storage/index.js';
+import { listObjects } from './list-watch.js';
+import { GenericStore, type NamespaceState } from './store.js';
+import type { ResourceType } from './types.js';
+
+/**
+ * All served resource types and their stores, looked up the way URLs name them. Several types may share
+ * one storage (e.g. core and events.orch.io Events); they get one store per served view.
+ */
+export class Registry {
+  private readonly byPath = new Map<string, GenericStore>();
+  readonly types: ResourceType[];
+
+  constructor(readonly backend: Backend, types: ResourceType[]) {
+    this.types = types;
+    const deps = { backend, namespaceState: (ns: string) => this.namespaceState(ns) };
+    for (const t of types) this.byPath.set(`${t.group}/${t.version}/${t.plural}`, new GenericStore(t, deps));
+  }
+
+  store(group: string, version: string, plural: string): GenericStore | undefined {
+    return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The namespaces store (the core group's `namespaces`). */
+  get namespaces(): GenericStore {
+    const s = this.store('', 'v1', 'namespaces');
+    if (!s) throw new Error('the namespaces type is not registered');
+    return s;
+  }
+
+  async namespaceState(namespace: string): Promise<NamespaceState> {
+    const kv = await this.backend.get(this.namespaces.key(undefined, namespace));
+    if (!kv) return 'missing';
+    const ns = JSON.parse(Buffer.from(kv.value).toString('utf8')) as { metadata?: { deletionTimestamp?: string } };
+    return ns.metadata?.deletionTimestamp ? 'terminating' : 'active';
+  }
+
+  /** One store per storage (the first view registered), for work that must touch every stored object once. */
+  storageOwners(): GenericStore[] {
+    const seen = new Set<string>();
+    const out: GenericStore[] = [];
+    for (const s of this.byPath.values()) {
+      if (seen.has(s.type.storageKey)) continue;
+      seen.add(s.type.storageKey);
+      out.push(s);
+    }
+    return out;
+  }
+
+  /** Counts what is left in a namespace (used by the namespace lifecycle). */
+  async namespaceContents(namespace: string): Promise<number> {
+    let n = 0;
+    for (const s of this.storageOwners()) {
+      if (!s.type.namespaced) continue;
+      n += (await listObjects(s.type, this.backend, namespace, {})).items.length;
+    }
+    return n;
+  }
+}

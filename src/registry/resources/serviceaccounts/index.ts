@@ -1,0 +1,92 @@
+/** core/v1 ServiceAccount: an identity for processes in pods, with the secrets they may use. */
+import { isObject, type ApiObject } from '../../../api/types.js';
+import { fieldError, type FieldError } from '../../../errors/index.js';
+import { arrayOf, bool, column, mapList, obj, objectSchema, str } from '../../schema.js';
+import type { ResourceType } from '../../types.js';
+
+const objectReference = obj(
+  {
+    apiVersion: str('API version of the referent.'),
+    kind: str('Kind of the referent.'),
+    name: str('Name of the referent.'),
+    namespace: str('Namespace of the referent.'),
+    uid: str('UID of the referent.'),
+    resourceVersion: str('Specific resourceVersion to which this reference is made, if any.'),
+    fieldPath: str('If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.'),
+  },
+  'ObjectReference contains enough information to let you inspect or modify the referred object.',
+);
+
+const localObjectReference = obj(
+  { name: str('Name of the referent.') },
+  'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
+);
+
+const schema = objectSchema(
+  'ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.',
+  {
+    secrets: mapList(
+      objectReference,
+      'name',
+      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+    ),
+    imagePullSecrets: arrayOf(
+      localObjectReference,
+      'ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount.',
+    ),
+    automountServiceAccountToken: bool(
+      'AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.',
+    ),
+  },
+);
+
+/** Each reference must name its secret; an unnamed entry can never be resolved. */
+function checkRefs(v: unknown, field: string, errs: FieldError[]): void {
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v)) {
+    errs.push(fieldError.typeInvalid(field, v, 'must be an array of objects'));
+    return;
+  }
+  v.forEach((ref: unknown, i) => {
+    const name = isObject(ref) ? ref.name : undefined;
+    if (name === undefined || name === null || name === '') errs.push(fieldError.required(`${field}[${i}].name`));
+    else if (typeof name !== 'string') errs.push(fieldError.typeInvalid(`${field}[${i}].name`, name, 'must be of type string'));
+  });
+}
+
+function validate(o: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  checkRefs(o.secrets, 'secrets', errs);
+  checkRefs(o.imagePullSecrets, 'imagePullSecrets', errs);
+  const auto = o.automountServiceAccountToken;
+  if (auto !== undefined && auto !== null && typeof auto !== 'boolean') {
+    errs.push(fieldError.typeInvalid('automountServiceAccountToken', auto, 'must be of type boolean'));
+  }
+  return errs;
+}
+
+export const serviceaccounts: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'ServiceAccount',
+  listKind: 'ServiceAccountList',
+  plural: 'serviceaccounts',
+  singular: 'serviceaccount',
+  shortNames: ['sa'],
+  namespaced: true,
+  subresources: [],
+  storageKey: 'core/serviceaccounts',
+  schema,
+  strategy: {
+    nameRule: 'subdomain',
+    tracksGeneration: false,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    validate,
+  },
+  tableColumns: [
+    column('Secrets', 'integer', 'The number of secrets listed by the service account', (o) =>
+      Array.isArray(o.secrets) ? o.secrets.length : 0,
+    ),
+  ],
+};

@@ -1,0 +1,293 @@
+import type { ApiObject } from '../api/types.js';
+import { apiVersionOf, isObject } from '../api/types.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  fieldError,
+  forbidden,
+  invalid,
+  notFound,
+  type FieldError,
+  type Target,
+} from '../errors/index.js';
+import { applyJsonPatch, applyMergePatch, cloneJson, JSON_PATCH, jsonEqual, MERGE_PATCH } from '../patch/index.js';
+import { isStorageError, type Backend, type KeyValue } from '../storage/index.js';
+import { decodeKV, encodeForStorage } from './codec.js';
+import { itemKey } from './keys.js';
+import { generateName, initCreateMeta, keepServerMeta, metaOf, nowTimestamp } from './object-meta.js';
+import { fromStorageError } from './storage-errors.js';
+import type { ResourceType } from './types.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index.js';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** The status subresource: only `status` changes (spec 1.4). */
+  subresource?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+}
+
+/** What the namespace lifecycle tells the store about a namespace (objects cannot be created in a missing or terminating one). */
+export type NamespaceState = 'active' | 'terminating' | 'missing';
+
+export interface StoreDeps {
+  backend: Backend;
+  namespaceState(namespace: string): Promise<NamespaceState>;
+}
+
+const MAX_RETRIES = 8;
+
+/**
+ * The generic store: create, get, update, patch and delete for any ResourceType, in one fixed order of
+ * steps. Per-type behaviour comes from the type's Strategy; watch events come from storage, never from here.
+ */
+export class GenericStore {
+  constructor(readonly type: ResourceType, protected readonly deps: StoreDeps) {}
+
+  target(name?: string): Target {
+    return { group: this.type.group, kind: this.type.kind, resource: this.type.plural, ...(name !== undefined ? { name } : {}) };
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return itemKey(this.type.storageKey, this.type.namespaced ? namespace : undefined, name);
+  }
+
+  async get(namespace: string | undefined, name: string): Promise<ApiObject> {
+    const kv = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+    if (!kv) throw notFound(this.target(name));
+    return decodeKV(this.type, kv);
+  }
+
+  async create(namespace: string | undefined, body: unknown, opts: WriteOptions = {}): Promise<ApiObject> {
+    const obj = this.checkBody(body, namespace);
+    const meta = metaOf(obj);
+    const t = this.type;
+    const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
+    if (generated) meta.name = generateName(meta.generateName as string);
+    initCreateMeta(obj, this.tracksGeneration(obj));
+    t.strategy.prepareForCreate?.(obj);
+    this.validateOrThrow(obj, [
+      ...validateObjectMeta(meta, { namespaced: t.namespaced, nameRule: t.strategy.nameRule }),
+      ...t.strategy.validate(obj),
+    ]);
+    if (t.namespaced) await this.checkNamespaceWritable(meta.namespace as string);
+    if (opts.dryRun) return obj;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj));
+        return decodeKV(t, kv);
+      } catch (e) {
+        if (!isStorageError(e, 'KeyExists')) fromStorageError(e);
+        // A generated name that collides is drawn again; a chosen name is the client's conflict.
+        if (!generated || attempt >= MAX_RETRIES) throw alreadyExists(this.target(meta.name));
+        meta.name = generateName(meta.generateName as string);
+      }
+    }
+  }
+
+  /** PUT: replaces the object (or its status), creating it where the type allows (spec 4.1). */
+  async update(namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Promise<{ object: ApiObject; created: boolean }> {
+    const obj = this.checkBody(body, namespace);
+    const meta = metaOf(obj);
+    if (meta.name === undefined || meta.name === '') meta.name = name;
+    if (meta.name !== name) {
+      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    }
+    const wantRV = meta.resourceVersion;
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+      if (!cur) {
+        if (!this.type.strategy.allowCreateOnUpdate || opts.subresource) throw notFound(this.target(name));
+        if (wantRV !== undefined && wantRV !== '') throw notFound(this.target(name));
+        try {
+          return { object: await this.create(namespace, obj, opts), created: true };
+        } catch (e) {
+          // Someone else created it in between: retry as an update.
+          if (attempt < MAX_RETRIES && (e as { reason?: string }).reason === 'AlreadyExists') continue;
+          throw e;
+        }
+      }
+      if (wantRV === undefined || wantRV === '') {
+        if (!this.type.strategy.allowUnconditionalUpdate) {
+          throw invalid(this.target(name), [fieldError.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+        }
+      } else if (wantRV !== String(cur.modRevision)) {
+        throw this.staleConflict(name);
+      }
+      try {
+        return { object: await this.replace(cur, cloneJson(obj) as ApiObject, opts), created: false };
+      } catch (e) {
+        // Only an unconditional update may retry on a concurrent write; a conditional one reports it.
+        if (isStorageError(e, 'Conflict') && (wantRV === undefined || wantRV === '') && attempt < MAX_RETRIES) continue;
+        if (isStorageError(e, 'Conflict')) throw this.staleConflict(name);
+        if (isStorageError(e, 'NotFound')) throw notFound(this.target(name));
+        throw e;
+      }
+    }
+  }
+
+  /** PATCH with a JSON patch (RFC 6902) or a merge patch (RFC 7386), applied to the latest object. */
+  async patch(namespace: string | undefined, name: string, patchType: string, patch: unknown, opts: WriteOptions = {}): Promise<ApiObject> {
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+      if (!cur) throw notFound(this.target(name));
+      const old = decodeKV(this.type, cur);
+      let patched: unknown;
+      if (patchType === JSON_PATCH) patched = applyJsonPatch(old, patch);
+      else if (patchType === MERGE_PATCH) patched = applyMergePatch(old, patch);
+      else throw badRequest(`unsupported patch type ${patchType}`);
+      const obj = this.checkBody(patched, namespace);
+      const meta = metaOf(obj);
+      if (meta.name !== name) throw invalid(this.target(name), [fieldError.invalid('metadata.name', meta.name, 'field is immutable')]);
+      // A resourceVersion in the patch is a precondition; otherwise the patch applies to what we just read.
+      const rvInPatch = meta.resourceVersion;
+      if (rvInPatch !== undefined && rvInPatch !== String(cur.modRevision)) throw this.staleConflict(name);
+      try {
+        return await this.replace(cur, obj, opts);
+      } catch (e) {
+        if (isStorageError(e, 'Conflict') && rvInPatch === old.metadata?.resourceVersion && patchRVUnset(patch, patchType) && attempt < MAX_RETRIES) continue;
+        if (isStorageError(e, 'Conflict')) throw this.staleConflict(name);
+        if (isStorageError(e, 'NotFound')) throw notFound(this.target(name));
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Deletion per spec 3.1: with finalizers pending, the first delete only sets deletionTimestamp; otherwise
+   * the object is removed at once. Returns the object as it was (or as it now is, when terminating).
+   */
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<{ object: ApiObject; removed: boolean }> {
+    if (opts.propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
+      throw badRequest(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Orphan", "Background", "Foreground"`);
+    }
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+      if (!cur) throw notFound(this.target(name));
+      const old = decodeKV(this.type, cur);
+      const p = opts.preconditions;
+      if (p?.uid && p.uid !== old.metadata?.uid) {
+        throw conflict(this.target(name), `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${old.metadata?.uid ?? ''}`);
+      }
+      if (p?.resourceVersion && p.resourceVersion !== old.metadata?.resourceVersion) {
+        throw conflict(this.target(name), `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${old.metadata?.resourceVersion ?? ''}`);
+      }
+      try {
+        if (this.pendingFinalizers(old).length > 0) {
+          if (old.metadata?.deletionTimestamp) return { object: old, removed: false };
+          const next = cloneJson(old) as ApiObject;
+          metaOf(next).deletionTimestamp = nowTimestamp();
+          metaOf(next).deletionGracePeriodSeconds = 0;
+          this.type.strategy.prepareForTerminating?.(next);
+          if (opts.dryRun) return { object: next, removed: false };
+          const kv = await this.deps.backend.update(cur.key, encodeForStorage(this.type, next), cur.modRevision);
+          return { object: decodeKV(this.type, kv), removed: false };
+        }
+        if (opts.dryRun) return { object: old, removed: true };
+        await this.deps.backend.delete(cur.key, cur.modRevision);
+        return { object: old, removed: true };
+      } catch (e) {
+        if ((isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) && attempt < MAX_RETRIES) continue;
+        return fromStorageError(e);
+      }
+    }
+  }
+
+  /** Finalizers that keep a deleted object in storage (metadata.finalizers, plus type-specific ones). */
+  pendingFinalizers(obj: ApiObject): string[] {
+    const own = Array.isArray(obj.metadata?.finalizers) ? (obj.metadata.finalizers as string[]) : [];
+    return [...own, ...(this.type.strategy.pendingFinalizers?.(obj) ?? [])];
+  }
+
+  /** The common tail of update and patch: prepare, validate, and compare-and-swap against `cur`. */
+  private async replace(cur: KeyValue, obj: ApiObject, opts: WriteOptions): Promise<ApiObject> {
+    const t = this.type;
+    const old = decodeKV(t, cur);
+    keepServerMeta(obj, old);
+    if (opts.subresource === 'status') {
+      t.strategy.prepareForStatusUpdate?.(obj, old);
+    } else if (opts.subresource === 'finalize') {
+      t.strategy.prepareForFinalizeUpdate?.(obj, old);
+    } else {
+      t.strategy.prepareForUpdate?.(obj, old);
+      if (this.tracksGeneration(obj) && !jsonEqual(obj.spec, old.spec)) {
+        metaOf(obj).generation = (typeof old.metadata?.generation === 'number' ? old.metadata.generation : 0) + 1;
+      }
+    }
+    this.validateOrThrow(obj, [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...t.strategy.validate(obj),
+      ...(t.strategy.validateUpdate?.(obj, old) ?? []),
+    ]);
+    metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
+    // An update that changes nothing is not written: same resourceVersion, no watch event.
+    if (jsonEqual(obj, old)) return old;
+    if (opts.dryRun) return obj;
+    if (obj.metadata?.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
+      // The last finalizer is gone: the object leaves storage (spec 3.1).
+      await this.deps.backend.delete(cur.key, cur.modRevision);
+      return obj;
+    }
+    const kv = await this.deps.backend.update(cur.key, encodeForStorage(t, obj), cur.modRevision);
+    return decodeKV(t, kv);
+  }
+
+  /** The body must be an object of this kind and version, in the namespace of the URL. */
+  private checkBody(body: unknown, namespace: string | undefined): ApiObject {
+    if (!isObject(body)) throw badRequest(`the body of the request must be a JSON or YAML object (${this.type.kind})`);
+    const obj = cloneJson(body) as ApiObject;
+    const t = this.type;
+    const want = apiVersionOf(t.group, t.version);
+    if (obj.kind !== undefined && obj.kind !== t.kind) {
+      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${t.kind}) of ${t.plural}`);
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
+      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+    }
+    obj.apiVersion = want;
+    obj.kind = t.kind;
+    if (obj.metadata !== undefined && !isObject(obj.metadata)) {
+      throw invalid(this.target(), [fieldError.typeInvalid('metadata', obj.metadata, 'must be an object')]);
+    }
+    const meta = metaOf(obj);
+    if (t.namespaced) {
+      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      if (namespace) meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    return obj;
+  }
+
+  private validateOrThrow(obj: ApiObject, errors: FieldError[]): void {
+    if (errors.length > 0) throw invalid({ ...this.target(obj.metadata?.name), resource: undefined }, errors);
+  }
+
+  private async checkNamespaceWritable(namespace: string): Promise<void> {
+    const state = await this.deps.namespaceState(namespace);
+    if (state === 'missing') throw notFound({ kind: 'namespaces', resource: 'namespaces', name: namespace });
+    if (state === 'terminating') {
+      throw forbidden(`${this.type.plural} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { kind: 'namespaces', name: namespace });
+    }
+  }
+
+  private tracksGeneration(obj: ApiObject): boolean {
+    return this.type.strategy.tracksGeneration ?? 'spec' in obj;
+  }
+
+  private staleConflict(name: string) {
+    return conflict(this.target(name), 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+}
+
+/** True when a patch does not itself set metadata.resourceVersion (so it may be re-applied to a newer object). */
+function patchRVUnset(patch: unknown, patchType: string): boolean {
+  if (patchType === MERGE_PATCH) return !(isObject(patch) && isObject(patch.metadata) && 'resourceVersion' in patch.metadata);
+  return !(Array.isArray(patch) && patch.some((op) => isObject(op) && typeof op.path === 'string' && op.path.startsWith('/metadata/resourceVersion')));
+}
