@@ -1,0 +1,19 @@
+/** `Authorization: Bearer <token>` (spec 5.3). */
+import { unauthorized } from '../errors/index.js';
+import { authorizationHeader } from './credentials.js';
+import type { AuthRequest } from './types.js';
+
+/**
+ * The bearer token, or undefined when there is no Authorization header or it uses another scheme (Basic,
+ * ...), which other authenticators may understand. A header that says Bearer but does not hold exactly one
+ * token after a single space is a 401: guessing which part was meant could authenticate the wrong string.
+ */
+export function bearerToken(headers: AuthRequest['headers']): string | undefined {
+  const value = authorizationHeader(headers);
+  if (value === undefined) return undefined;
+  const scheme = /^\S+/.exec(value)?.[0] ?? '';
+  if (scheme.toLowerCase() !== 'bearer') return undefined;
+  const rest = value.slice(scheme.length);
+  if (!/^ \S+$/.test(rest)) throw unauthorized();
+  return rest.slice(1);
+}

@@ -1,0 +1,82 @@
+import type { Authenticator, UserInfo } from '../authn/index.js';
+import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/index.js';
+import { forbidden, internalError, isStatusError, StatusError } from '../errors/index.js';
+import { sendStatusError, type Req, type Res } from './http.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+
+/** What the final handler gets once a request has passed every filter. */
+export interface RequestContext {
+  req: Req;
+  res: Res;
+  url: URL;
+  info: RequestInfo;
+  user: UserInfo;
+}
+
+export interface ChainDeps {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  handler(ctx: RequestContext): Promise<void>;
+  /** Called for failures that are not StatusErrors (bugs); the client gets a 500 Status. */
+  onInternalError?(e: unknown, ctx: { method: string; path: string }): void;
+}
+
+/**
+ * The filter chain, in order, top to bottom. Each stage either passes the request on or ends it with a
+ * Status error. Stages still to come have their place marked here.
+ */
+export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<void> {
+  return async (req, res) => {
+    const method = req.method ?? 'GET';
+    let path = '/';
+    try {
+      // 1. Request info: what is being asked for (pure parse of method + URL).
+      const url = new URL(req.url ?? '/', 'https://orch.invalid');
+      path = url.pathname;
+      const info = parseRequestInfo(method, url.pathname, url.searchParams);
+      // 2. Authentication: who is asking (401 for rejected credentials).
+      const user = await deps.authenticator.authenticate({ headers: req.headers as AuthHeaders, peerCertificate: peerCertificate(req) });
+      if (!user) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+      // 3. Audit: the request-received stage is recorded here (audit issue).
+      // 4. Impersonation: Impersonate-* headers swap the user here (auth issue).
+      // 5. Authorization: may this user do this (403 otherwise).
+      const attrs = attributes(user, info);
+      const decision = await deps.authorizer.authorize(attrs);
+      if (decision.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, decision.reason), forbiddenTarget(info));
+      // 6. Admission runs inside the registry's write path, after decoding and defaulting (admission issue).
+      // 7. The handler: resources, discovery, health, OpenAPI.
+      await deps.handler({ req, res, url, info, user });
+    } catch (e) {
+      if (isStatusError(e)) return sendStatusError(res, e);
+      deps.onInternalError?.(e, { method, path });
+      sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)));
+    }
+  };
+}
+
+type AuthHeaders = Record<string, string | string[] | undefined>;
+
+function peerCertificate(req: Req): unknown {
+  const socket = req.socket as { getPeerCertificate?: (detailed: boolean) => unknown; authorized?: boolean } | undefined;
+  if (!socket?.getPeerCertificate || !socket.authorized) return undefined;
+  return socket.getPeerCertificate(true);
+}
+
+export function attributes(user: UserInfo, info: RequestInfo): Attributes {
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+  };
+}
+
+function forbiddenTarget(info: RequestInfo) {
+  return info.isResourceRequest ? { group: info.apiGroup, kind: info.resource, ...(info.name ? { name: info.name } : {}) } : {};
+}

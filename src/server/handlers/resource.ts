@@ -1,0 +1,187 @@
+import type { ApiObject } from '../../api/types.js';
+import { apiVersionOf, isObject } from '../../api/types.js';
+import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
+import { badRequest, methodNotAllowed, notAcceptable, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
+import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
+import type { GenericStore, Registry } from '../../registry/index.js';
+import { listObject, listObjects } from '../../registry/index.js';
+import { header, readBody, sendBytes, type Req, type Res } from '../http.js';
+import type { RequestInfo } from '../request-info.js';
+import { serveWatch } from './watch.js';
+
+const OFFERS = [JSON_MEDIA, YAML_MEDIA];
+
+export interface ResourceContext {
+  req: Req;
+  res: Res;
+  info: RequestInfo;
+  query: URLSearchParams;
+  registry: Registry;
+  /** Ends watches when the server shuts down. */
+  shutdown: AbortSignal;
+}
+
+/** Serves one resource request (spec 4.1) through the generic store of its type. */
+export async function serveResource(ctx: ResourceContext): Promise<void> {
+  const { info, registry, query } = ctx;
+  const store = registry.store(info.apiGroup, info.apiVersion, info.resource);
+  if (!store) throw notFoundMessage('the server could not find the requested resource');
+  const t = store.type;
+  const namespace = t.namespaced ? info.namespace || undefined : undefined;
+  // A cluster-scoped type under namespaces/<ns>/..., or a namespaced item without a namespace, has no URL.
+  if (!t.namespaced && info.namespace && !(info.resource === 'namespaces')) throw notFoundMessage('the server could not find the requested resource');
+  if (t.namespaced && !namespace && info.name) throw notFoundMessage('the server could not find the requested resource');
+  if (info.subresource && !t.subresources.includes(info.subresource)) {
+    throw notFoundMessage('the server could not find the requested resource');
+  }
+  const dryRun = parseDryRun(query);
+  checkFieldValidation(query);
+  switch (info.verb) {
+    case 'get':
+      return respond(ctx, 200, await store.get(namespace, info.name));
+    case 'list': {
+      if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
+      const result = await listObjects(t, registry.backend, namespace, listParams(query));
+      return respond(ctx, 200, listObject(t, result));
+    }
+    case 'watch':
+      return serveWatch(ctx, store, namespace);
+    case 'create': {
+      if (info.name) throw methodNotAllowed('POST', `${t.plural} items`);
+      if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
+      const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
+      return respond(ctx, 201, await store.create(namespace, body, { dryRun }));
+    }
+    case 'update': {
+      const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
+      const { object, created } = await store.update(namespace, info.name, body, { dryRun, ...sub(info) });
+      return respond(ctx, created ? 201 : 200, object);
+    }
+    case 'patch': {
+      const patchType = patchMediaType(header(ctx.req, 'content-type'));
+      const body = decodeBody(patchType, await readBody(ctx.req), [patchType]);
+      return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, { dryRun, ...sub(info) }));
+    }
+    case 'delete': {
+      const opts = await deleteOptions(ctx);
+      const { object, removed } = await store.delete(namespace, info.name, { ...opts, dryRun: dryRun || opts.dryRun });
+      if (!removed) return respond(ctx, 202, object);
+      return respond(ctx, 200, successStatus(store, object));
+    }
+    case 'deletecollection':
+      return respond(ctx, 200, await deleteCollection(ctx, store, namespace, dryRun));
+    default:
+      throw methodNotAllowed(ctx.req.method ?? '', `${t.plural}`);
+  }
+}
+
+function sub(info: RequestInfo) {
+  return info.subresource ? { subresource: info.subresource } : {};
+}
+
+/** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */
+export function respond(ctx: { req: Req; res: Res }, code: number, obj: unknown): void {
+  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  sendBytes(ctx.res, code, rep.mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, rep.mediaType));
+}
+
+function parseDryRun(q: URLSearchParams): boolean {
+  const values = q.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`Invalid dry run value: "${v}": supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+function checkFieldValidation(q: URLSearchParams): void {
+  const v = q.get('fieldValidation');
+  if (v !== null && v !== '' && !['Ignore', 'Warn', 'Strict'].includes(v)) {
+    throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Warn", "Strict"`);
+  }
+}
+
+function patchMediaType(contentType: string | undefined): string {
+  if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
+  const { type, subtype } = parseMediaType(contentType);
+  const media = `${type}/${subtype}`;
+  if (media === JSON_PATCH || media === MERGE_PATCH) return media;
+  if (media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) {
+    throw unsupportedMediaType(`the patch type ${media} is not supported yet; use ${MERGE_PATCH} or ${JSON_PATCH}`);
+  }
+  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}`);
+}
+
+export function listParams(q: URLSearchParams) {
+  const limitRaw = q.get('limit');
+  let limit: number | undefined;
+  if (limitRaw !== null && limitRaw !== '') {
+    if (!/^-?\d+$/.test(limitRaw)) throw badRequest(`limit: Invalid value: "${limitRaw}": must be an integer`);
+    limit = Number(limitRaw);
+  }
+  return {
+    labelSelector: q.get('labelSelector') ?? '',
+    fieldSelector: q.get('fieldSelector') ?? '',
+    ...(limit !== undefined ? { limit } : {}),
+    ...(q.get('continue') ? { continue: q.get('continue') as string } : {}),
+    ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
+    ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
+  };
+}
+
+/** DeleteOptions from the body (JSON or YAML) and the query (spec 3.1). */
+async function deleteOptions(ctx: ResourceContext) {
+  const raw = await readBody(ctx.req);
+  let body: Record<string, unknown> = {};
+  if (raw.length > 0) {
+    const parsed = decodeBody(header(ctx.req, 'content-type'), raw);
+    if (!isObject(parsed)) throw badRequest('DeleteOptions must be an object');
+    if (parsed.kind !== undefined && parsed.kind !== 'DeleteOptions') {
+      throw badRequest(`the body of a delete must be DeleteOptions, not ${String(parsed.kind)}`);
+    }
+    body = parsed;
+  }
+  const pre = isObject(body.preconditions) ? body.preconditions : undefined;
+  const policy = (body.propagationPolicy as string | undefined) ?? ctx.query.get('propagationPolicy') ?? undefined;
+  const dryRun = Array.isArray(body.dryRun) ? body.dryRun.length > 0 : false;
+  if (Array.isArray(body.dryRun) && body.dryRun.some((v) => v !== 'All')) {
+    throw badRequest(`Invalid dry run value: ${JSON.stringify(body.dryRun)}: supported values: "All"`);
+  }
+  const grace = body.gracePeriodSeconds ?? ctx.query.get('gracePeriodSeconds');
+  if (grace !== undefined && grace !== null && !/^-?\d+$/.test(String(grace))) {
+    throw badRequest(`gracePeriodSeconds: Invalid value: "${String(grace)}": must be an integer`);
+  }
+  return {
+    ...(pre ? { preconditions: pre as { uid?: string; resourceVersion?: string } } : {}),
+    ...(policy ? { propagationPolicy: policy } : {}),
+    dryRun,
+  };
+}
+
+function successStatus(store: GenericStore, obj: ApiObject) {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name: obj.metadata?.name, group: store.type.group, kind: store.type.plural, uid: obj.metadata?.uid },
+  };
+}
+
+async function deleteCollection(ctx: ResourceContext, store: GenericStore, namespace: string | undefined, dryRun: boolean) {
+  const t = store.type;
+  const { items } = await listObjects(t, ctx.registry.backend, namespace, listParams(ctx.query));
+  const opts = await deleteOptions(ctx);
+  const deleted: ApiObject[] = [];
+  for (const item of items) {
+    try {
+      const r = await store.delete(item.metadata?.namespace, item.metadata?.name as string, { ...opts, dryRun: dryRun || opts.dryRun });
+      deleted.push(r.object);
+    } catch (e) {
+      // Gone in the meantime: nothing left to delete.
+      if ((e as { code?: number }).code !== 404) throw e;
+    }
+  }
+  return { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: {}, items: deleted };
+}
+
+export { notAcceptable };

@@ -1,0 +1,72 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { StatusError, tooLarge } from '../errors/index.js';
+
+/** Largest accepted request body: 3 MiB, like the reference's default limit. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** The part of a request the handlers use; satisfied by node's HTTP/1.1 and HTTP/2 compat requests. */
+export interface Req extends AsyncIterable<Buffer | string> {
+  method?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+  socket: unknown;
+}
+
+/** The part of a response the handlers use (HTTP/1.1 and HTTP/2 compat). */
+export interface Res {
+  statusCode: number;
+  headersSent: boolean;
+  writableEnded: boolean;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  getHeader(name: string): unknown;
+  write(chunk: Buffer | string, cb?: (err?: Error | null) => void): boolean;
+  end(chunk?: Buffer | string): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  once(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/** Reads the whole body, failing with 413 past the limit (before buffering more than it). */
+export async function readBody(req: Req, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    const b = typeof c === 'string' ? Buffer.from(c) : c;
+    size += b.length;
+    if (size > limit) throw bodyTooLarge(limit);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+const bodyTooLarge = (limit: number) => tooLarge(`the request body is too large: the limit is ${limit} bytes`);
+
+export function header(req: Req, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+export function sendBytes(res: Res, code: number, contentType: string, body: Buffer, headers: Record<string, string> = {}): void {
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', body.length);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.end(body);
+}
+
+export function sendJson(res: Res, code: number, value: unknown, headers: Record<string, string> = {}): void {
+  sendBytes(res, code, 'application/json', Buffer.from(JSON.stringify(value)), headers);
+}
+
+export function sendText(res: Res, code: number, text: string): void {
+  sendBytes(res, code, 'text/plain; charset=utf-8', Buffer.from(text), { 'X-Content-Type-Options': 'nosniff' });
+}
+
+export function sendStatusError(res: Res, e: StatusError): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  sendJson(res, e.code, e.toStatus(), e.headers ?? {});
+}

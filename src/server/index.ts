@@ -1,0 +1,1 @@
+export { startServer, type ServerOptions, type RunningServer } from './server.js';

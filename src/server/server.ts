@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
+import { AnonymousAuthenticator, TokenFileAuthenticator, UnionAuthenticator, parseTokenFile, type Authenticator } from '../authn/index.js';
+import { authorizerForModes } from '../authz/index.js';
+import { NamespaceLifecycle, Registry } from '../registry/index.js';
+import { builtinTypes } from '../registry/resources/index.js';
+import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
+import { buildChain } from './chain.js';
+import { buildDiscovery } from './discovery.js';
+import { HealthChecks } from './health.js';
+import type { Req, Res } from './http.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
+import { routeRequest, SERVER_VERSION } from './routes.js';
+import { ensureServingCerts } from './tls.js';
+
+
+export interface ServerOptions {
+  /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
+  dataDir?: string;
+  bindAddress?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  storage?: BackendSpec;
+  history?: HistoryOptions;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tokenAuthFile?: string;
+  anonymousAuth?: boolean;
+  authorizationModes?: string[];
+  shutdownDelayMs?: number;
+  livezGracePeriodMs?: number;
+  /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
+  writeKubeconfig?: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  caCertPem: string;
+  adminToken: string;
+  dataDir: string;
+  kubeconfigPath?: string;
+  backend: Backend;
+  /** `/readyz` fails, the server keeps serving for the shutdown delay, drains requests, then closes. */
+  shutdown(): Promise<void>;
+  /** Stops at once (after in-flight requests) and releases every handle. */
+  close(): Promise<void>;
+}
+
+const ADMIN_USER = 'orch-admin';
+const MASTERS = 'system:masters';
+
+/** Starts the API server: storage, registry, filter chain, HTTPS (HTTP/2 and HTTP/1.1 on one port). */
+export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? (() => undefined);
+  const tempDir = opts.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'orch-'));
+  const dataDir = opts.dataDir ?? (tempDir as string);
+  mkdirSync(dataDir, { recursive: true });
+  const bind = opts.bindAddress ?? '127.0.0.1';
+
+  // Authentication first: a bad --token-auth-file must fail before anything is opened.
+  const adminToken = ensureAdminToken(dataDir);
+  const authenticators: Authenticator[] = [
+    new TokenFileAuthenticator(new Map([[adminToken, { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] }]])),
+  ];
+  if (opts.tokenAuthFile) {
+    authenticators.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile)));
+  }
+  if (opts.anonymousAuth ?? true) authenticators.push(new AnonymousAuthenticator());
+  const authenticator = new UnionAuthenticator(authenticators);
+  const authorizer = authorizerForModes(opts.authorizationModes ?? ['AlwaysAllow']);
+
+  const certs = await serving(opts, dataDir, bind);
+  const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
+  const registry = new Registry(backend, builtinTypes());
+  const health = new HealthChecks({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0 });
+  health.add('etcd', async () => void (await backend.currentRevision()), ['livez', 'readyz', 'healthz']);
+  let bootstrapped = false;
+  health.add('poststarthook/bootstrap-namespaces', () => {
+    if (!bootstrapped) throw new Error('not finished');
+  }, ['livez', 'readyz', 'healthz']);
+
+  const shutdownAc = new AbortController();
+  const discovery = buildDiscovery(registry.types);
+  const lazy = <T>(f: () => T) => {
+    let v: T | undefined;
+    return () => (v ??= f());
+  };
+  const openapiV2 = lazy(() => Buffer.from(JSON.stringify(buildOpenAPIV2(registry.types, { version: SERVER_VERSION.gitVersion }))));
+  const openapiV3 = lazy(() => {
+    const v3 = buildOpenAPIV3(registry.types, { version: SERVER_VERSION.gitVersion });
+    const documents = new Map<string, Buffer>();
+    for (const [k, d] of v3.documents) documents.set(k, Buffer.from(JSON.stringify(d)));
+    return { index: Buffer.from(JSON.stringify(v3.index)), documents };
+  });
+
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const chain = buildChain({
+    authenticator,
+    authorizer,
+    handler: routeRequest({ registry, discovery, health, openapiV2, openapiV3, serverAddress: `${bind}:${opts.port ?? 6443}`, shutdown: shutdownAc.signal }),
+    onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
+  });
+  const server: Http2SecureServer = createSecureServer({ cert: certs.certPem, key: certs.keyPem, allowHTTP1: true }, (req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      if (--inFlight === 0) idle?.();
+    });
+    void chain(req as unknown as Req, res as unknown as Res);
+  });
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  server.on('sessionError', () => undefined);
+
+  const lifecycle = new NamespaceLifecycle(registry);
+  try {
+    await bootstrapNamespaces(registry);
+    bootstrapped = true;
+    await lifecycle.start();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 6443, bind, () => resolve());
+    });
+  } catch (e) {
+    lifecycle.stop();
+    await backend.close();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw e;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 6443);
+  const host = bind.includes(':') ? `[${bind}]` : bind === '0.0.0.0' ? '127.0.0.1' : bind;
+  const url = `https://${host}:${port}`;
+
+  let kubeconfigPath: string | undefined;
+  if (opts.writeKubeconfig) {
+    kubeconfigPath = join(dataDir, 'admin.kubeconfig');
+    writeFileSync(kubeconfigPath, kubeconfigYaml({ server: url, caCertPem: certs.caCertPem, user: ADMIN_USER, token: adminToken }), { mode: 0o600 });
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      shutdownAc.abort(); // ends open watches
+      lifecycle.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if (inFlight === 0) for (const s of sockets) s.destroy();
+        else idle = () => sockets.forEach((s) => s.destroy());
+      });
+      await backend.close();
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    })());
+
+  return {
+    url,
+    port,
+    caCertPem: certs.caCertPem,
+    adminToken,
+    dataDir,
+    ...(kubeconfigPath ? { kubeconfigPath } : {}),
+    backend,
+    close,
+    shutdown: async () => {
+      health.setShuttingDown();
+      await new Promise((r) => setTimeout(r, opts.shutdownDelayMs ?? 0));
+      await close();
+    },
+  };
+}
+
+async function serving(opts: ServerOptions, dataDir: string, bind: string) {
+  if (opts.tlsCertFile || opts.tlsPrivateKeyFile) {
+    if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+    const certPem = readFileSync(opts.tlsCertFile, 'utf8');
+    return { certPem, keyPem: readFileSync(opts.tlsPrivateKeyFile, 'utf8'), caCertPem: certPem };
+  }
+  const hosts = bind === '0.0.0.0' || bind === '::' ? [] : [bind];
+  return ensureServingCerts(join(dataDir, 'pki'), { hosts });
+}
+
+/** The admin credential: a random token in `<dataDir>/tokens.csv` (group system:masters), reused later. */
+function ensureAdminToken(dataDir: string): string {
+  const file = join(dataDir, 'tokens.csv');
+  if (existsSync(file)) {
+    const users = parseTokenFile(readFileSync(file, 'utf8'), file);
+    for (const [token, u] of users) if (u.username === ADMIN_USER) return token;
+  }
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token},${ADMIN_USER},orch-admin,${MASTERS}\n`, { mode: 0o600 });
+  return token;
+}
+
+/** The default namespaces exist from the first start (spec 3.1 needs a namespace to create anything in). */
+async function bootstrapNamespaces(registry: Registry): Promise<void> {
+  for (const name of [DEFAULT_NAMESPACE, SYSTEM_NAMESPACE, PUBLIC_NAMESPACE]) {
+    try {
+      await registry.namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (e) {
+      if ((e as { code?: number }).code !== 409) throw e;
+    }
+  }
+}
+
