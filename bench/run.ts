@@ -1,6 +1,7 @@
 /** `npm run bench -- <suite> [args]`: storage, api, ... Each suite prints its own table. */
 const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   storage: () => import('./storage.js'),
+  api: () => import('./api.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

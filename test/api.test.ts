@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client, watchEvents } from './helpers/client.js';
@@ -296,5 +297,34 @@ describe('what clients need (spec 4.9, discovery)', () => {
     const doc = await call('GET', core.serverRelativeURL);
     assert.equal(doc.status, 200);
     assert.ok(Object.values(doc.json.components.schemas).some((s: any) => s['x-kubernetes-group-version-kind']?.[0]?.kind === 'Pod'));
+  });
+});
+
+describe('max in flight (spec 7: 429)', () => {
+  it('past the concurrency limit a request gets 429 with Retry-After, and the server recovers', async () => {
+    const s = await startServer({ port: 0, storage: { type: 'memory' }, maxMutatingRequestsInflight: 1 });
+    const c = client(s);
+    try {
+      // Hold the only mutating slot: a POST whose body has not finished arriving.
+      const held = httpsRequest(new URL('/api/v1/namespaces/default/configmaps', s.url), {
+        method: 'POST',
+        ca: s.caCertPem,
+        headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json', 'content-length': '1000' },
+      });
+      held.on('error', () => undefined);
+      held.write('{');
+      await new Promise((r) => setTimeout(r, 200));
+      const limited = await c('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+      assert.equal(limited.status, 429, limited.text);
+      assert.equal(limited.json.reason, 'TooManyRequests');
+      assert.equal(limited.headers['retry-after'], '1');
+      assert.equal((await c('GET', '/api/v1/namespaces')).status, 200, 'reads have their own limit');
+      held.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      const after = await c('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+      assert.equal(after.status, 201, after.text);
+    } finally {
+      await s.close();
+    }
   });
 });

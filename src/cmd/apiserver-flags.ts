@@ -16,6 +16,8 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --authorization-mode=AlwaysAllow   comma list: AlwaysAllow, AlwaysDeny
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
+  --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
+  --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
 `;
 
 /** Parses a duration like `70s`, `1m30s`, `500ms` or a bare number of seconds. */
@@ -40,6 +42,11 @@ function parseBool(flag: string, v: string): boolean {
   throw new Error(`${flag}: invalid boolean "${v}" (true or false)`);
 }
 
+function parseCount(flag: string, v: string): number {
+  if (!/^\d+$/.test(v)) throw new Error(`${flag}: invalid count "${v}" (a non-negative integer; 0 = unlimited)`);
+  return Number(v);
+}
+
 /** Flags to ServerOptions. Every problem is an Error naming the flag (a start-up error, exit code 1). */
 export function parseFlags(argv: string[]): ServerOptions | 'help' {
   const { values } = parseArgs({
@@ -61,6 +68,8 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
       'authorization-mode': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
       'livez-grace-period': { type: 'string' },
+      'max-requests-inflight': { type: 'string' },
+      'max-mutating-requests-inflight': { type: 'string' },
     },
   });
   if (values.help) return 'help';
@@ -86,6 +95,8 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
     shutdownDelayMs: parseDuration('--shutdown-delay-duration', values['shutdown-delay-duration'] ?? '0s'),
     livezGracePeriodMs: parseDuration('--livez-grace-period', values['livez-grace-period'] ?? '0s'),
     writeKubeconfig: true,
+    maxRequestsInflight: parseCount('--max-requests-inflight', values['max-requests-inflight'] ?? '400'),
+    maxMutatingRequestsInflight: parseCount('--max-mutating-requests-inflight', values['max-mutating-requests-inflight'] ?? '200'),
   };
   if (values['tls-cert-file']) opts.tlsCertFile = resolve(values['tls-cert-file']);
   if (values['tls-private-key-file']) opts.tlsPrivateKeyFile = resolve(values['tls-private-key-file']);

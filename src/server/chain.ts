@@ -1,6 +1,6 @@
 import type { Authenticator, UserInfo } from '../authn/index.js';
 import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/index.js';
-import { forbidden, internalError, isStatusError, StatusError } from '../errors/index.js';
+import { forbidden, internalError, isStatusError, StatusError, tooManyRequests } from '../errors/index.js';
 import { sendStatusError, type Req, type Res } from './http.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 
@@ -17,6 +17,8 @@ export interface ChainDeps {
   authenticator: Authenticator;
   authorizer: Authorizer;
   handler(ctx: RequestContext): Promise<void>;
+  /** Concurrency limits (`--max-requests-inflight`, `--max-mutating-requests-inflight`); 0 = unlimited. */
+  maxInFlight?: { readOnly: number; mutating: number };
   /** Called for failures that are not StatusErrors (bugs); the client gets a 500 Status. */
   onInternalError?(e: unknown, ctx: { method: string; path: string }): void;
 }
@@ -26,14 +28,26 @@ export interface ChainDeps {
  * Status error. Stages still to come have their place marked here.
  */
 export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<void> {
+  const limits = deps.maxInFlight ?? { readOnly: 0, mutating: 0 };
+  const inFlight = { readOnly: 0, mutating: 0 };
   return async (req, res) => {
     const method = req.method ?? 'GET';
     let path = '/';
+    let slot: 'readOnly' | 'mutating' | undefined;
     try {
       // 1. Request info: what is being asked for (pure parse of method + URL).
       const url = new URL(req.url ?? '/', 'https://orch.invalid');
       path = url.pathname;
       const info = parseRequestInfo(method, url.pathname, url.searchParams);
+      // 1b. Max in flight: past the limit, 429 with Retry-After (long-running watches do not count).
+      if (info.verb !== 'watch') {
+        slot = method === 'GET' || method === 'HEAD' ? 'readOnly' : 'mutating';
+        if (limits[slot] > 0 && inFlight[slot] >= limits[slot]) {
+          slot = undefined;
+          throw tooManyRequests('Too many requests, please try again later.', 1);
+        }
+        inFlight[slot]++;
+      }
       // 2. Authentication: who is asking (401 for rejected credentials).
       const user = await deps.authenticator.authenticate({ headers: req.headers as AuthHeaders, peerCertificate: peerCertificate(req) });
       if (!user) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
@@ -50,6 +64,8 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       if (isStatusError(e)) return sendStatusError(res, e);
       deps.onInternalError?.(e, { method, path });
       sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)));
+    } finally {
+      if (slot) inFlight[slot]--;
     }
   };
 }

@@ -35,6 +35,9 @@ export interface ServerOptions {
   authorizationModes?: string[];
   shutdownDelayMs?: number;
   livezGracePeriodMs?: number;
+  /** Defaults 400 and 200, as the reference; 0 = unlimited. */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
   /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
   writeKubeconfig?: boolean;
   log?: (msg: string) => void;
@@ -107,6 +110,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     authenticator,
     authorizer,
     handler: routeRequest({ registry, discovery, health, openapiV2, openapiV3, serverAddress: `${bind}:${opts.port ?? 6443}`, shutdown: shutdownAc.signal }),
+    maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
   const server: Http2SecureServer = createSecureServer({ cert: certs.certPem, key: certs.keyPem, allowHTTP1: true }, (req, res) => {

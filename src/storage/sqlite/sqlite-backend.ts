@@ -114,14 +114,13 @@ export class SqliteBackend implements Backend {
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
-    return this.guard(`reading ${key}`, () =>
-      this.db.transaction(() => {
-        const row = opts.revision
-          ? (this.stmt.at!.get(key, this.checkReadRevision(opts.revision)) as Row | undefined)
-          : (this.stmt.latest!.get(key) as Row | undefined);
-        return row && !row.deleted ? toKV(row) : undefined;
-      })(),
-    );
+    // One statement is already a consistent snapshot; only a read at a past revision needs the checks with it.
+    return this.guard(`reading ${key}`, () => {
+      const row = opts.revision
+        ? (this.db.transaction(() => this.stmt.at!.get(key, this.checkReadRevision(opts.revision!)))() as Row | undefined)
+        : (this.stmt.latest!.get(key) as Row | undefined);
+      return row && !row.deleted ? toKV(row) : undefined;
+    });
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

@@ -1,0 +1,156 @@
+/**
+ * API benchmark: 64 concurrent clients over HTTP/2 create, get, update (get + put) and merge-patch 1 KiB
+ * ConfigMaps for a fixed time each. Core group only, so it can be pointed at any server of this API family.
+ *
+ *   npm run bench -- api                          # starts orch-apiserver (SQLite, durable) as a child process
+ *   npm run bench -- api --url URL --token T [--ca FILE] [--insecure]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { startServer } from '../src/index.js';
+import { fmt, runFor } from './stats.js';
+
+const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 5000);
+const CLIENTS = 64;
+const SESSIONS = 8;
+
+interface Target {
+  url: string;
+  token: string;
+  ca?: string;
+  insecure?: boolean;
+}
+
+function request(s: ClientHttp2Session, t: Target, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ':method': method, ':path': path, authorization: `Bearer ${t.token}`, accept: 'application/json' };
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (payload) headers['content-type'] = contentType;
+    const req = s.request(headers);
+    let status = 0;
+    const chunks: Buffer[] = [];
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      if (status >= 400) reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 200)}`));
+      else resolve({ status, json: text && text[0] === '{' ? JSON.parse(text) : undefined });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function benchTarget(t: Target): Promise<Record<string, string>[]> {
+  const sessions = Array.from({ length: SESSIONS }, () =>
+    connect(t.url, { ...(t.ca ? { ca: t.ca } : {}), rejectUnauthorized: !t.insecure }),
+  );
+  const s = (w: number) => sessions[w % SESSIONS]!;
+  const ns = `bench-${Date.now().toString(36)}`;
+  await request(s(0), t, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const data = { payload: 'x'.repeat(1024) };
+  const names: string[][] = Array.from({ length: CLIENTS }, () => []);
+  const rows: Record<string, string>[] = [];
+  const row = (op: string, r: Awaited<ReturnType<typeof runFor>>) =>
+    rows.push({ op, 'ops/s': fmt(r.perSecond), 'p50 ms': fmt(r.p50, 1), 'p99 ms': fmt(r.p99, 1), errors: String(r.errors) });
+
+  row('create', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
+    const name = `cm-${w}-${i}`;
+    await request(s(w), t, 'POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+    names[w]!.push(name);
+  }));
+  const pick = (w: number, i: number) => names[w]![i % Math.max(1, names[w]!.length)]!;
+  row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
+  row('update (get+put)', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
+    const path = `${base}/${pick(w, i)}`;
+    const cur = await request(s(w), t, 'GET', path);
+    cur.json.data.counter = String(i);
+    await request(s(w), t, 'PUT', path, cur.json);
+  }));
+  row('merge-patch', await runFor(PHASE_MS, CLIENTS, (w, i) =>
+    request(s(w), t, 'PATCH', `${base}/${pick(w, i)}`, { data: { patched: String(i) } }, 'application/merge-patch+json'),
+  ));
+  for (const x of sessions) x.close();
+  return rows;
+}
+
+/** Starts orch-apiserver as a child process on a fresh data dir; resolves once /readyz answers 200. */
+async function startChild(): Promise<{ target: Target; readyMs: number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-api-'));
+  const t0 = performance.now();
+  const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`orch-apiserver exited ${code}`)));
+  });
+  const cfg = parse(readFileSync(join(dir, 'admin.kubeconfig'), 'utf8'));
+  const target: Target = {
+    url,
+    token: cfg.users[0].user.token,
+    ca: Buffer.from(cfg.clusters[0].cluster['certificate-authority-data'], 'base64').toString(),
+  };
+  const session = connect(url, { ca: target.ca! });
+  for (;;) {
+    const ok = await request(session, target, 'GET', '/readyz').then(() => true, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const readyMs = performance.now() - t0;
+  session.close();
+  return {
+    target,
+    readyMs,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** In-process start-up with the memory store, median of several runs. */
+async function inProcessStartMs(): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const s = await startServer({ port: 0, storage: { type: 'memory' } });
+    times.push(performance.now() - t0);
+    await s.close();
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' } } });
+  const header = `api benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CLIENTS} clients over ${SESSIONS} HTTP/2 connections, ${PHASE_MS} ms per phase`;
+  if (values.url) {
+    if (!values.token) throw new Error('--token is required with --url');
+    const rows = await benchTarget({ url: values.url, token: values.token, ...(values.ca ? { ca: readFileSync(values.ca, 'utf8') } : {}), ...(values.insecure ? { insecure: true } : {}) });
+    console.log(header);
+    console.table(rows);
+    return;
+  }
+  const startMs = await inProcessStartMs();
+  const child = await startChild();
+  try {
+    const rows = await benchTarget(child.target);
+    console.log(header);
+    console.log(`orch-apiserver (SQLite, synchronous=FULL): process start to /readyz 200 in ${fmt(child.readyMs)} ms; startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
+    console.table(rows);
+  } finally {
+    await child.stop();
+  }
+}
