@@ -1,0 +1,207 @@
+/**
+ * Field sets of server-side apply (spec 2.4): which leaf paths an object sets, as seen through its schema.
+ *
+ * A path is a list of segments: `f:<field>`, `k:<json of the key fields>` (map-list element),
+ * `v:<json value>` (set-list element) and `i:<index>`. A FieldSet holds each path as its JSON-array string,
+ * so plain `Set` membership works. List elements and granular map entries are members themselves
+ * (the `.` entry of FieldsV1) besides the leaves below them.
+ */
+import type { Schema } from '../registry/types.js';
+import { badRequest } from '../errors/index.js';
+import { isJsonObject } from '../patch/json.js';
+
+export type FieldPath = readonly string[];
+export type FieldSet = ReadonlySet<string>;
+
+export const emptySet: FieldSet = new Set<string>();
+
+export const pathKey = (path: FieldPath): string => JSON.stringify(path);
+export const parsePathKey = (key: string): string[] => JSON.parse(key) as string[];
+
+export const fieldSet = (paths: Iterable<FieldPath>): FieldSet => new Set([...paths].map(pathKey));
+
+export function union(...sets: FieldSet[]): FieldSet {
+  const out = new Set<string>();
+  for (const s of sets) for (const p of s) out.add(p);
+  return out;
+}
+export const difference = (a: FieldSet, b: FieldSet): FieldSet => new Set([...a].filter((p) => !b.has(p)));
+export const intersection = (a: FieldSet, b: FieldSet): FieldSet => new Set([...a].filter((p) => b.has(p)));
+export const has = (set: FieldSet, path: FieldPath): boolean => set.has(pathKey(path));
+export const isEmpty = (set: FieldSet): boolean => set.size === 0;
+export const setsEqual = (a: FieldSet, b: FieldSet): boolean => a.size === b.size && [...a].every((p) => b.has(p));
+
+const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+/** Order of segments in FieldsV1 output and in `leaves`: fields, then keys, values, indexes; each by text. */
+export function compareSegments(a: string, b: string): number {
+  const ka = KIND_ORDER[a.slice(0, 1)] ?? 4;
+  const kb = KIND_ORDER[b.slice(0, 1)] ?? 4;
+  if (ka !== kb) return ka - kb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+function comparePaths(a: FieldPath, b: FieldPath): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareSegments(a[i] as string, b[i] as string);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+/** Every member path, sorted (parents before children). */
+export const leaves = (set: FieldSet): string[][] => [...set].map(parsePathKey).sort(comparePaths);
+
+/** Keys of every strict ancestor of the set's paths: a path in here has members below it. */
+export function ancestorKeys(set: FieldSet): Set<string> {
+  const out = new Set<string>();
+  for (const key of set) {
+    const p = parsePathKey(key);
+    for (let i = 1; i < p.length; i++) out.add(pathKey(p.slice(0, i)));
+  }
+  return out;
+}
+
+/** JSON with object keys sorted, so equal values give equal `k:`/`v:` segments. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(v)) {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/** The reference's readable path: `.spec.containers[name="c"].image`, `.metadata.finalizers[="a"]`, `[3]`. */
+export function pathString(path: FieldPath): string {
+  return path
+    .map((seg) => {
+      const body = seg.slice(2);
+      switch (seg.slice(0, 2)) {
+        case 'f:':
+          return `.${body}`;
+        case 'k:': {
+          const keys = JSON.parse(body) as Record<string, unknown>;
+          return `[${Object.keys(keys)
+            .sort()
+            .map((k) => `${k}=${JSON.stringify(keys[k])}`)
+            .join(',')}]`;
+        }
+        case 'v:':
+          return `[=${body}]`;
+        default:
+          return `[${body}]`;
+      }
+    })
+    .join('');
+}
+
+// ---- schema classification, shared with merge and apply ----
+
+/** Schema of fields below a preserve-unknown-fields object: maps granular, lists atomic. */
+export const DEDUCED: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+export const isObjectSchema = (s: Schema) =>
+  s.type === 'object' || s.properties !== undefined || s.additionalProperties !== undefined || s['x-kubernetes-preserve-unknown-fields'] === true;
+
+/** Schema of member `key` of an object, and whether it is a declared field (not a map entry). */
+export function memberSchema(s: Schema, key: string): { schema: Schema | undefined; declared: boolean } {
+  const declared = s.properties?.[key];
+  if (declared) return { schema: declared, declared: true };
+  const ap = s.additionalProperties;
+  if (typeof ap === 'object') return { schema: ap, declared: false };
+  if (ap === true || s['x-kubernetes-preserve-unknown-fields'] === true) return { schema: DEDUCED, declared: false };
+  return { schema: undefined, declared: false };
+}
+
+export type ListShape = { type: 'atomic' } | { type: 'set' } | { type: 'map'; keys: string[] };
+
+/** A patch merge key stands in for a missing list type (built-in kinds); no type at all means atomic. */
+export function listShape(s: Schema): ListShape {
+  const mergeKey = s['x-kubernetes-patch-merge-key'];
+  const t = s['x-kubernetes-list-type'] ?? (mergeKey ? 'map' : 'atomic');
+  if (t === 'map') {
+    const keys = s['x-kubernetes-list-map-keys'] ?? (mergeKey ? [mergeKey] : []);
+    return keys.length > 0 ? { type: 'map', keys } : { type: 'atomic' };
+  }
+  return { type: t };
+}
+
+/** The segment naming one list element; throws when a map-list element lacks a key field. */
+export function elementSegment(shape: ListShape, el: unknown, where: FieldPath, index: number): string {
+  if (shape.type === 'set') return `v:${canonicalJson(el)}`;
+  if (shape.type !== 'map') return `i:${index}`;
+  if (!isJsonObject(el)) throw badRequest(`${pathString(where)}: element ${index}: map list element must be an object`);
+  const key: Record<string, unknown> = {};
+  for (const k of shape.keys) {
+    if (el[k] === undefined || el[k] === null) {
+      throw badRequest(`${pathString(where)}: element ${index}: associative list with keys has an element that omits key field "${k}"`);
+    }
+    key[k] = el[k];
+  }
+  return `k:${canonicalJson(key)}`;
+}
+
+// ---- the field set of an object ----
+
+export interface FieldSetOptions {
+  /** Leave out `status` (apply and updates through the main resource of a kind with a status subresource). */
+  ignoreStatus?: boolean;
+}
+
+/** Paths the server owns; they and everything below them never belong to a manager. */
+const SERVER_OWNED: string[][] = [
+  ['f:apiVersion'],
+  ['f:kind'],
+  ...['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'deletionTimestamp', 'selfLink'].map(
+    (f) => ['f:metadata', `f:${f}`],
+  ),
+];
+
+const underAny = (p: FieldPath, prefixes: string[][]) => prefixes.some((pre) => pre.length <= p.length && pre.every((seg, i) => p[i] === seg));
+
+/**
+ * The set of paths `obj` sets. Example with `spec.containers` a map list keyed by name:
+ * `{spec: {containers: [{name: 'c', image: 'i'}]}}` gives `f:spec.f:containers.k:{"name":"c"}` (the element),
+ * its `.f:name` and its `.f:image`. A bare `f:metadata` (from `metadata: {}`) is dropped with the server-owned
+ * paths: nobody should own the whole metadata as one leaf.
+ */
+export function fieldSetOf(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): FieldSet {
+  const out = new Set<string>();
+  if (isJsonObject(obj)) walkObject(obj, schema ?? DEDUCED, [], out);
+  const prefixes = opts.ignoreStatus ? [...SERVER_OWNED, ['f:status']] : SERVER_OWNED;
+  out.delete(pathKey(['f:metadata']));
+  for (const key of [...out]) if (underAny(parsePathKey(key), prefixes)) out.delete(key);
+  return out;
+}
+
+function walkObject(o: Record<string, unknown>, s: Schema, path: string[], out: Set<string>): void {
+  for (const [key, value] of Object.entries(o)) {
+    const { schema, declared } = memberSchema(s, key);
+    const child = [...path, `f:${key}`];
+    // Map entries and unknown fields are members themselves; so are empty and null values (SMD's rule).
+    if (!declared || value === null || (isJsonObject(value) && Object.keys(value).length === 0)) out.add(pathKey(child));
+    if (value !== null && schema) walkValue(value, schema, child, out);
+  }
+}
+
+function walkValue(value: unknown, s: Schema, path: string[], out: Set<string>): void {
+  if (isJsonObject(value) && isObjectSchema(s)) {
+    if (s['x-kubernetes-map-type'] === 'atomic') out.add(pathKey(path));
+    else walkObject(value, s, path, out);
+    return;
+  }
+  if (Array.isArray(value) && (s.type === 'array' || s.items !== undefined)) {
+    const shape = listShape(s);
+    if (shape.type === 'atomic') {
+      out.add(pathKey(path));
+      return;
+    }
+    value.forEach((el, i) => {
+      const elPath = [...path, elementSegment(shape, el, path, i)];
+      out.add(pathKey(elPath));
+      if (shape.type === 'map' && isJsonObject(el)) walkObject(el, s.items ?? DEDUCED, elPath, out);
+    });
+    return;
+  }
+  // Scalars, int-or-string and values that do not match their schema are one leaf.
+  out.add(pathKey(path));
+}
