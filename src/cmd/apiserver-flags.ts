@@ -16,6 +16,7 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --authorization-mode=AlwaysAllow   comma list: AlwaysAllow, AlwaysDeny
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
+  --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
   --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
   --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
 `;
@@ -40,6 +41,17 @@ function parseBool(flag: string, v: string): boolean {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   throw new Error(`${flag}: invalid boolean "${v}" (true or false)`);
+}
+
+/** `--feature-gates=A=true,B=false` */
+export function parseFeatureGates(v: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [k, val] = part.split('=');
+    if (!k || (val !== 'true' && val !== 'false')) throw new Error(`--feature-gates: invalid entry "${part}" (expected Name=true or Name=false)`);
+    out[k] = val === 'true';
+  }
+  return out;
 }
 
 function parseCount(flag: string, v: string): number {
@@ -69,6 +81,7 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
       'shutdown-delay-duration': { type: 'string' },
       'livez-grace-period': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
+      'feature-gates': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
     },
   });
@@ -100,6 +113,7 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
   };
   if (values['tls-cert-file']) opts.tlsCertFile = resolve(values['tls-cert-file']);
   if (values['tls-private-key-file']) opts.tlsPrivateKeyFile = resolve(values['tls-private-key-file']);
+  if (values['feature-gates']) opts.featureGates = parseFeatureGates(values['feature-gates']);
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
   return opts;
 }

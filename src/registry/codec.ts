@@ -4,17 +4,19 @@ import type { KeyValue } from '../storage/index.js';
 import type { ResourceType } from './types.js';
 
 /**
- * The stored form of an object: JSON of the storage version, without `resourceVersion` (the storage revision
- * is the resource version, so it is set when reading, never stored).
+ * The stored form of an object: JSON of the storage version with `metadata` as the FIRST key and without
+ * `resourceVersion` (the storage revision is the resource version; it is never stored).
+ *
+ * Keeping metadata first lets a reader serve the stored bytes as the response without decoding them
+ * (encode once): the resourceVersion is spliced in right after `{"metadata":{`. Example: stored
+ * `{"metadata":{"name":"a"},"kind":"ConfigMap"}` at revision 7 is served as
+ * `{"metadata":{"resourceVersion":"7","name":"a"},"kind":"ConfigMap"}`.
  */
 export function encodeForStorage(type: ResourceType, obj: ApiObject): Uint8Array {
   const stored = type.toStorage ? type.toStorage(obj) : obj;
-  const meta = stored.metadata;
-  if (meta && meta.resourceVersion !== undefined) {
-    const { resourceVersion: _rv, ...rest } = meta;
-    return Buffer.from(JSON.stringify({ ...stored, metadata: rest }));
-  }
-  return Buffer.from(JSON.stringify(stored));
+  const { resourceVersion: _rv, ...meta } = stored.metadata ?? {};
+  const { metadata: _m, ...rest } = stored;
+  return Buffer.from(JSON.stringify({ metadata: meta, ...rest }));
 }
 
 export function decodeFromStorage(type: ResourceType, value: Uint8Array, revision: number): ApiObject {
@@ -27,3 +29,31 @@ export function decodeFromStorage(type: ResourceType, value: Uint8Array, revisio
 }
 
 export const decodeKV = (type: ResourceType, kv: KeyValue) => decodeFromStorage(type, kv.value, kv.modRevision);
+
+const PREFIX = Buffer.from('{"metadata":{');
+const EMPTY_META = PREFIX.length; // index of the byte after `{"metadata":{`
+
+/**
+ * The JSON response bytes of a stored object at `revision`, for one view. When the view is the stored form
+ * (no conversion) the stored bytes are reused with the resourceVersion spliced in; otherwise decode,
+ * convert and encode.
+ */
+export function objectJson(type: ResourceType, value: Uint8Array, revision: number): Buffer {
+  const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (!type.fromStorage && buf.length > EMPTY_META && buf.subarray(0, EMPTY_META).equals(PREFIX)) {
+    const empty = buf[EMPTY_META] === 0x7d; // `}`: metadata has no other fields
+    const rv = Buffer.from(`"resourceVersion":"${revision}"${empty ? '' : ','}`);
+    return Buffer.concat([PREFIX, rv, buf.subarray(EMPTY_META)]);
+  }
+  return Buffer.from(JSON.stringify(decodeFromStorage(type, value, revision)));
+}
+
+/** Labels of a stored object (the watch cache keeps them for label selectors). */
+export function labelsOfStored(value: Uint8Array): Record<string, string> | undefined {
+  try {
+    const o = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
+    return o.metadata?.labels;
+  } catch {
+    return undefined;
+  }
+}

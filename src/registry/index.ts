@@ -4,3 +4,7 @@ export { Registry } from './registry.js';
 export { listObjects, listObject, watchObjects, makeFilter, listReadMode, type ListParams, type ListResult } from './list-watch.js';
 export { collectionPrefix, itemKey } from './keys.js';
 export { NamespaceLifecycle } from './namespace-lifecycle.js';
+export { ResourceReader, type ListBody } from './reader.js';
+export { watchFromCache, checkWatchRequest, type WatchRequest } from './watch-stream.js';
+export { objectJson, decodeFromStorage } from './codec.js';
+export type { RegistryOptions } from './registry.js';

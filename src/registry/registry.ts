@@ -1,5 +1,9 @@
+import { Cacher } from '../cacher/index.js';
 import type { Backend } from '../storage/index.js';
+import { labelsOfStored } from './codec.js';
+import { collectionPrefix } from './keys.js';
 import { listObjects } from './list-watch.js';
+import { ResourceReader } from './reader.js';
 import { GenericStore, type NamespaceState } from './store.js';
 import type { ResourceType } from './types.js';
 
@@ -7,11 +11,21 @@ import type { ResourceType } from './types.js';
  * All served resource types and their stores, looked up the way URLs name them. Several types may share
  * one storage (e.g. core and events.orch.io Events); they get one store per served view.
  */
+export interface RegistryOptions {
+  /** How long reads wait for the watch cache to reach a revision (then 504). Default 3 s. */
+  cacheWaitMs?: number;
+  /** History kept by each watch cache. Default 5 minutes. */
+  cacheWindowMs?: number;
+  log?(msg: string): void;
+}
+
 export class Registry {
   private readonly byPath = new Map<string, GenericStore>();
+  private readonly cachers = new Map<string, Cacher>();
+  private readonly readers = new Map<string, ResourceReader>();
   readonly types: ResourceType[];
 
-  constructor(readonly backend: Backend, types: ResourceType[]) {
+  constructor(readonly backend: Backend, types: ResourceType[], private readonly opts: RegistryOptions = {}) {
     this.types = types;
     const deps = { backend, namespaceState: (ns: string) => this.namespaceState(ns) };
     for (const t of types) this.byPath.set(`${t.group}/${t.version}/${t.plural}`, new GenericStore(t, deps));
@@ -19,6 +33,36 @@ export class Registry {
 
   store(group: string, version: string, plural: string): GenericStore | undefined {
     return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The cached reader of a type; its watch cache (one per storage, shared by views) starts on first use. */
+  reader(type: ResourceType): ResourceReader {
+    const id = `${type.group}/${type.version}/${type.plural}`;
+    let r = this.readers.get(id);
+    if (!r) {
+      let cacher = this.cachers.get(type.storageKey);
+      if (!cacher) {
+        cacher = new Cacher(this.backend, collectionPrefix(type.storageKey), {
+          labelsOf: labelsOfStored,
+          ...(this.opts.cacheWindowMs ? { windowMs: this.opts.cacheWindowMs } : {}),
+          ...(this.opts.log ? { log: this.opts.log } : {}),
+        });
+        this.cachers.set(type.storageKey, cacher);
+        cacher.start();
+      }
+      r = new ResourceReader(type, this.backend, cacher, { waitMs: this.opts.cacheWaitMs ?? 3000 });
+      this.readers.set(id, r);
+    }
+    return r;
+  }
+
+  /** Starts every watch cache and resolves when all have loaded their first list. */
+  async startCaches(): Promise<void> {
+    await Promise.all(this.types.map((t) => this.reader(t).cacher.ready));
+  }
+
+  stopCaches(): void {
+    for (const c of this.cachers.values()) c.stop();
   }
 
   /** The namespaces store (the core group's `namespaces`). */

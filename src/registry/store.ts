@@ -56,6 +56,13 @@ export class GenericStore {
     return itemKey(this.type.storageKey, this.type.namespaced ? namespace : undefined, name);
   }
 
+  /** The stored bytes of one object (a consistent read from storage). */
+  async getKV(namespace: string | undefined, name: string): Promise<KeyValue> {
+    const kv = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+    if (!kv) throw notFound(this.target(name));
+    return kv;
+  }
+
   async get(namespace: string | undefined, name: string): Promise<ApiObject> {
     const kv = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
     if (!kv) throw notFound(this.target(name));

@@ -70,3 +70,42 @@ export function sendStatusError(res: Res, e: StatusError): void {
   }
   sendJson(res, e.code, e.toStatus(), e.headers ?? {});
 }
+
+/**
+ * Writes a list without building it in memory: items are written in ~64 KiB chunks as they are produced,
+ * waiting for the socket to drain, and the list metadata goes last (JSON key order is free).
+ */
+export async function streamList(
+  res: Res,
+  body: { kind: string; apiVersion: string; metadata: object; items: Iterable<Buffer> },
+  headOnly = false,
+): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json');
+  if (headOnly) {
+    res.end();
+    return;
+  }
+  let chunk: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(body.kind)},"apiVersion":${JSON.stringify(body.apiVersion)},"items":[`)];
+  let size = 0;
+  let first = true;
+  const comma = Buffer.from(',');
+  for (const item of body.items) {
+    if (!first) chunk.push(comma);
+    first = false;
+    chunk.push(item);
+    size += item.length + 1;
+    if (size >= 64 * 1024) {
+      const ok = res.write(Buffer.concat(chunk));
+      chunk = [];
+      size = 0;
+      if (!ok) await new Promise<void>((resolve) => {
+        res.once('drain', () => resolve());
+        res.once('close', () => resolve());
+      });
+      if (res.writableEnded) return;
+    }
+  }
+  chunk.push(Buffer.from(`],"metadata":${JSON.stringify(body.metadata)}}`));
+  res.end(Buffer.concat(chunk));
+}

@@ -27,6 +27,8 @@ export interface RouteDeps {
   openapiV3: () => { index: Buffer; documents: Map<string, Buffer> };
   serverAddress: string;
   shutdown: AbortSignal;
+  features: { watchList: boolean };
+  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
 }
 
 /** Routes an authorized request: resources by request info, everything else by path. */
@@ -34,7 +36,16 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
   return async (ctx) => {
     const { info, res, url } = ctx;
     if (info.isResourceRequest) {
-      return serveResource({ req: ctx.req, res, info, query: url.searchParams, registry: deps.registry, shutdown: deps.shutdown });
+      return serveResource({
+        req: ctx.req,
+        res,
+        info,
+        query: url.searchParams,
+        registry: deps.registry,
+        shutdown: deps.shutdown,
+        features: deps.features,
+        watch: deps.watch,
+      });
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const parts = path.split('/').filter(Boolean);

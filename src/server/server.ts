@@ -38,6 +38,13 @@ export interface ServerOptions {
   /** Defaults 400 and 200, as the reference; 0 = unlimited. */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** `--feature-gates`: WatchList (alpha, off), APIResponseCompression (beta, on). */
+  featureGates?: Record<string, boolean>;
+  /** Watch tuning (tests shorten these): bookmark period, and the base of the randomized default timeout. */
+  watchBookmarkIntervalMs?: number;
+  minRequestTimeoutSeconds?: number;
+  /** Events a watcher may fall behind before its watch is ended. Default 10,000. */
+  watchMaxQueue?: number;
   /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
   writeKubeconfig?: boolean;
   log?: (msg: string) => void;
@@ -79,10 +86,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   if (opts.anonymousAuth ?? true) authenticators.push(new AnonymousAuthenticator());
   const authenticator = new UnionAuthenticator(authenticators);
   const authorizer = authorizerForModes(opts.authorizationModes ?? ['AlwaysAllow']);
+  const features = resolveFeatureGates(opts.featureGates ?? {});
 
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const registry = new Registry(backend, builtinTypes());
+  const registry = new Registry(backend, builtinTypes(), { log, ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   const health = new HealthChecks({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0 });
   health.add('etcd', async () => void (await backend.currentRevision()), ['livez', 'readyz', 'healthz']);
   let bootstrapped = false;
@@ -109,7 +117,21 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const chain = buildChain({
     authenticator,
     authorizer,
-    handler: routeRequest({ registry, discovery, health, openapiV2, openapiV3, serverAddress: `${bind}:${opts.port ?? 6443}`, shutdown: shutdownAc.signal }),
+    handler: routeRequest({
+      registry,
+      discovery,
+      health,
+      openapiV2,
+      openapiV3,
+      serverAddress: `${bind}:${opts.port ?? 6443}`,
+      shutdown: shutdownAc.signal,
+      features: { watchList: features.WatchList === true },
+      watch: {
+        bookmarkIntervalMs: opts.watchBookmarkIntervalMs ?? 60_000,
+        minTimeoutSeconds: opts.minRequestTimeoutSeconds ?? 1800,
+        maxQueue: opts.watchMaxQueue ?? 10_000,
+      },
+    }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
@@ -130,6 +152,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const lifecycle = new NamespaceLifecycle(registry);
   try {
     await bootstrapNamespaces(registry);
+    await registry.startCaches();
     bootstrapped = true;
     await lifecycle.start();
     await new Promise<void>((resolve, reject) => {
@@ -138,6 +161,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     });
   } catch (e) {
     lifecycle.stop();
+    registry.stopCaches();
     await backend.close();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     throw e;
@@ -158,6 +182,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     (closing ??= (async () => {
       shutdownAc.abort(); // ends open watches
       lifecycle.stop();
+      registry.stopCaches();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         if (inFlight === 0) for (const s of sockets) s.destroy();
@@ -217,3 +242,21 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
   }
 }
 
+
+/** Known feature gates and their defaults (spec 3.3); an unknown gate or locking a GA gate is an error. */
+export const FEATURE_GATES: Record<string, { default: boolean; stage: 'ALPHA' | 'BETA' | 'GA' }> = {
+  WatchList: { default: false, stage: 'ALPHA' },
+  APIResponseCompression: { default: true, stage: 'BETA' },
+};
+
+export function resolveFeatureGates(given: Record<string, boolean>): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const [name, g] of Object.entries(FEATURE_GATES)) out[name] = g.default;
+  for (const [name, value] of Object.entries(given)) {
+    const g = FEATURE_GATES[name];
+    if (!g) throw new Error(`--feature-gates: unrecognized feature gate: ${name}`);
+    if (g.stage === 'GA' && !value) throw new Error(`--feature-gates: cannot set feature gate ${name} to false, feature is locked to true`);
+    out[name] = value;
+  }
+  return out;
+}

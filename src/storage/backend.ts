@@ -47,6 +47,16 @@ export type WatchEvent =
   | { readonly type: 'PUT'; readonly revision: number; readonly kv: KeyValue; readonly prev?: KeyValue }
   | { readonly type: 'DELETE'; readonly revision: number; readonly key: string; readonly prev: KeyValue };
 
+/**
+ * A progress notification: every change under the watched prefix up to `revision` has been delivered, even
+ * when the writes at those revisions were under other prefixes. Lets a cache answer a consistent read without
+ * a change of its own. Sent only to watches that ask for it; a backend that never sends it is still correct.
+ */
+export interface ProgressNotify {
+  readonly type: 'PROGRESS';
+  readonly revision: number;
+}
+
 export interface Backend {
   /** Short name for logs and metrics: "memory", "sqlite", "etcd". */
   readonly name: string;
@@ -65,6 +75,8 @@ export interface Backend {
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /** Every change under `prefix` after `fromRevision`. Ends when `signal` aborts; throws StorageError. */
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  /** The same, interleaved with progress notifications (in order: a notification follows the events it covers). */
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
   /** Drops history at and before `revision` (default: what falls outside the window). Returns it. */
   compact(revision?: number): Promise<number>;
   /** Releases every handle (files, sockets, timers). Open watches end. */

@@ -1,4 +1,4 @@
-export type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent } from './backend.js';
+export type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent, ProgressNotify } from './backend.js';
 export { DEFAULT_HISTORY_WINDOW_MS } from './backend.js';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors.js';
 export { MemoryBackend } from './memory/memory-backend.js';

@@ -1,12 +1,13 @@
 import { AsyncQueue } from '../util/async-queue.js';
-import type { WatchEvent } from './backend.js';
+import type { ProgressNotify, WatchEvent } from './backend.js';
 import type { StorageError } from './errors.js';
 
 interface Watcher {
   prefix: string;
   /** Events at or before this revision were already replayed from history (or predate the watch). */
   after: number;
-  queue: AsyncQueue<WatchEvent>;
+  queue: AsyncQueue<WatchEvent | ProgressNotify>;
+  progress: boolean;
 }
 
 export function eventKey(e: WatchEvent): string {
@@ -27,11 +28,18 @@ export class WatchHub {
    * Registers a watcher. `history` must hold the events after `fromRevision` up to `lastRevision`,
    * read synchronously by the caller in the same tick.
    */
-  open(prefix: string, fromRevision: number, history: Iterable<WatchEvent>, signal: AbortSignal): AsyncQueue<WatchEvent> {
+  open(
+    prefix: string,
+    fromRevision: number,
+    history: Iterable<WatchEvent>,
+    signal: AbortSignal,
+    progress = false,
+  ): AsyncQueue<WatchEvent | ProgressNotify> {
     const watcher: Watcher = {
       prefix,
       after: Math.max(fromRevision, this.lastRevision),
-      queue: new AsyncQueue<WatchEvent>(signal, () => this.watchers.delete(watcher)),
+      queue: new AsyncQueue<WatchEvent | ProgressNotify>(signal, () => this.watchers.delete(watcher)),
+      progress,
     };
     for (const e of history) if (eventKey(e).startsWith(prefix)) watcher.queue.push(e);
     if (!watcher.queue.closed) this.watchers.add(watcher);
@@ -46,6 +54,10 @@ export class WatchHub {
       }
     }
     this.lastRevision = (events[events.length - 1] as WatchEvent).revision;
+    // Progress is queued after the events it covers, so a consumer that reads it has applied them all.
+    for (const w of this.watchers) {
+      if (w.progress && this.lastRevision > w.after) w.queue.push({ type: 'PROGRESS', revision: this.lastRevision });
+    }
   }
 
   /** Ends every watch with an error (e.g. the backend closed or history was lost). */

@@ -1,11 +1,11 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
-import { badRequest, methodNotAllowed, notAcceptable, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
+import { badRequest, methodNotAllowed, notAcceptable, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
-import { listObject, listObjects } from '../../registry/index.js';
-import { header, readBody, sendBytes, type Req, type Res } from '../http.js';
+import { listObjects, objectJson } from '../../registry/index.js';
+import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import { serveWatch } from './watch.js';
 
@@ -19,6 +19,8 @@ export interface ResourceContext {
   registry: Registry;
   /** Ends watches when the server shuts down. */
   shutdown: AbortSignal;
+  features: { watchList: boolean };
+  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
 }
 
 /** Serves one resource request (spec 4.1) through the generic store of its type. */
@@ -38,11 +40,14 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   checkFieldValidation(query);
   switch (info.verb) {
     case 'get':
-      return respond(ctx, 200, await store.get(namespace, info.name));
+      return serveGet(ctx, store, namespace);
     case 'list': {
       if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
-      const result = await listObjects(t, registry.backend, namespace, listParams(query));
-      return respond(ctx, 200, listObject(t, result));
+      const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+      const body = await registry.reader(t).list(namespace, listParams(query));
+      if (rep.mediaType === JSON_MEDIA) return streamList(ctx.res, body, ctx.req.method === 'HEAD');
+      const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as unknown);
+      return respond(ctx, 200, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
     }
     case 'watch':
       return serveWatch(ctx, store, namespace);
@@ -73,6 +78,39 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     default:
       throw methodNotAllowed(ctx.req.method ?? '', `${t.plural}`);
   }
+}
+
+/**
+ * GET of one object. Without a resourceVersion it is a consistent read from storage; "0" may be answered by
+ * the cache; any other value by the cache once it has reached that revision (spec 4.5). In JSON the stored
+ * bytes are served as they are, with the resourceVersion spliced in.
+ */
+async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
+  const t = store.type;
+  const rv = ctx.query.get('resourceVersion') ?? '';
+  if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  let value: Uint8Array;
+  let revision: number;
+  if (rv === '') {
+    const kv = await store.getKV(namespace, ctx.info.name);
+    value = kv.value;
+    revision = kv.modRevision;
+  } else {
+    const reader = ctx.registry.reader(t);
+    await reader.cacher.ready;
+    if (rv !== '0' && !(await reader.cacher.waitFor(Number(rv), 3000))) {
+      throw timeout(`Too large resource version: ${rv}, current: ${reader.cacher.revision}`, 1);
+    }
+    const item = reader.cacher.get(store.key(namespace, ctx.info.name));
+    if (!item) throw notFound(store.target(ctx.info.name));
+    value = item.value;
+    revision = item.modRevision;
+  }
+  if (rep.mediaType === JSON_MEDIA) {
+    return sendBytes(ctx.res, 200, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
+  }
+  return respond(ctx, 200, JSON.parse(objectJson(t, value, revision).toString('utf8')));
 }
 
 function sub(info: RequestInfo) {

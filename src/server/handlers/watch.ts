@@ -1,56 +1,63 @@
-import { encode, JSON_MEDIA, negotiate } from '../../encoding/index.js';
+import { JSON_MEDIA, negotiate } from '../../encoding/index.js';
 import { badRequest, notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
-import { watchObjects } from '../../registry/index.js';
+import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
 import { header } from '../http.js';
 import type { ResourceContext } from './resource.js';
 
-/** The server's default watch length is randomized so that clients do not reconnect in one storm. */
-const MIN_WATCH_SECONDS = 1800;
+function flag(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (v === 'true' || v === '1' || v === '') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`${name}: Invalid value: "${v}": must be true or false`);
+}
 
-/** Streams watch events, one JSON document per line (spec 4.7). YAML is not a streaming format (406). */
+/**
+ * Streams watch events, one JSON document per line (spec 4.7), from the watch cache. YAML is not a
+ * streaming format (406). The default length is randomized so that clients do not reconnect in one storm.
+ */
 export async function serveWatch(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
-  const accept = header(ctx.req, 'accept');
   let media: string;
   try {
-    media = negotiate(accept, [JSON_MEDIA]).mediaType;
+    media = negotiate(header(ctx.req, 'accept'), [JSON_MEDIA]).mediaType;
   } catch {
     throw notAcceptable('watch streams are served as application/json only; YAML is not a streaming format');
   }
   const q = ctx.query;
   const timeoutRaw = q.get('timeoutSeconds');
-  if (timeoutRaw !== null && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutRaw}"`);
-  const seconds = timeoutRaw !== null ? Number(timeoutRaw) : MIN_WATCH_SECONDS * (1 + Math.random());
+  if (timeoutRaw !== null && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutRaw}": must be a non-negative integer`);
+  const min = ctx.watch.minTimeoutSeconds;
+  const seconds = timeoutRaw !== null && Number(timeoutRaw) > 0 ? Number(timeoutRaw) : min * (1 + Math.random());
   const fieldSelector = q.get('fieldSelector') ?? '';
+  const sendInitialEvents = flag(q, 'sendInitialEvents');
+  const request: WatchRequest = {
+    labelSelector: q.get('labelSelector') ?? '',
+    fieldSelector: ctx.info.name && !fieldSelector ? `metadata.name=${ctx.info.name}` : fieldSelector,
+    ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
+    ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
+    allowWatchBookmarks: flag(q, 'allowWatchBookmarks') ?? false,
+    ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
+    watchListEnabled: ctx.features.watchList,
+    timeoutMs: seconds * 1000,
+    bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs,
+    maxQueue: ctx.watch.maxQueue,
+  };
+  checkWatchRequest(request);
   const ac = new AbortController();
   const stop = () => ac.abort();
-  const timer = setTimeout(stop, seconds * 1000);
   ctx.res.on('close', stop);
   ctx.shutdown.addEventListener('abort', stop, { once: true });
+  const events = watchFromCache(ctx.registry.reader(store.type), namespace, request, ac.signal);
   try {
-    const events = watchObjects(
-      store.type,
-      ctx.registry.backend,
-      namespace,
-      {
-        labelSelector: q.get('labelSelector') ?? '',
-        fieldSelector: ctx.info.name && !fieldSelector ? `metadata.name=${ctx.info.name}` : fieldSelector,
-        ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
-      },
-      ac.signal,
-    );
-    // Validation errors (bad selectors) surface before the 200 is sent.
-    const first = events.next();
-    const firstResult = await Promise.race([first, new Promise<'pending'>((r) => setImmediate(() => r('pending')))]);
+    // Errors found before the first event (selectors, a too large resourceVersion) are still plain Statuses.
+    let r = await events.next();
     ctx.res.statusCode = 200;
     ctx.res.setHeader('Content-Type', media);
     ctx.res.setHeader('Cache-Control', 'no-cache, private');
-    ctx.res.setHeader('Transfer-Encoding', 'chunked');
-    const write = (e: unknown) => ctx.res.write(Buffer.concat([encode(e, media), Buffer.from('\n')]));
-    let r = firstResult === 'pending' ? await first : firstResult;
+    if (!ctx.res.headersSent) ctx.res.write(Buffer.alloc(0));
     while (!r.done) {
-      if (!write(r.value)) {
-        // Backpressure: wait for the socket, but never past the end of the watch.
+      if (!ctx.res.write(r.value)) {
         await new Promise<void>((resolve) => {
           ctx.res.once('drain', () => resolve());
           ac.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -59,9 +66,8 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
       if (ac.signal.aborted) break;
       r = await events.next();
     }
-    await events.return(undefined);
   } finally {
-    clearTimeout(timer);
+    await events.return(undefined);
     ctx.shutdown.removeEventListener('abort', stop);
     if (!ctx.res.writableEnded) ctx.res.end();
   }

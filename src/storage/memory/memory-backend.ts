@@ -1,4 +1,4 @@
-import type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent } from '../backend.js';
+import type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent, ProgressNotify } from '../backend.js';
 import { compacted, conflict, futureRevision, keyExists, keyNotFound, StorageError } from '../errors.js';
 import { HistoryWindow } from '../history-window.js';
 import { eventKey, WatchHub } from '../watch-hub.js';
@@ -105,11 +105,13 @@ export class MemoryBackend implements Backend {
     return prev;
   }
 
-  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent> {
+  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts?: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify> {
     this.checkOpen();
     if (fromRevision < this.compactRev) throw compacted(fromRevision, this.compactRev);
     const history = this.log.filter((e) => e.revision > fromRevision && eventKey(e).startsWith(prefix));
-    return this.hub.open(prefix, fromRevision, history, signal);
+    return this.hub.open(prefix, fromRevision, history, signal, opts?.progress === true);
   }
 
   async compact(revision?: number): Promise<number> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import DatabaseCtor, { type Database, type Statement } from 'better-sqlite3';
-import type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent } from '../backend.js';
+import type { Backend, HistoryOptions, KeyValue, ListOptions, ListResult, WatchEvent, ProgressNotify } from '../backend.js';
 import {
   asStorageError,
   compacted,
@@ -153,7 +153,9 @@ export class SqliteBackend implements Backend {
     return this.enqueue({ kind: 'delete', key, expected: expectedModRevision });
   }
 
-  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent> {
+  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts?: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify> {
     if (this.closed) throw new StorageError('Unavailable', 'sqlite backend is closed');
     // Catch up first so that the history read below and the hub agree on lastRevision.
     this.poll();
@@ -163,7 +165,7 @@ export class SqliteBackend implements Backend {
       fromRevision < this.hub.lastRevision
         ? (this.stmt.history!.all(fromRevision, this.hub.lastRevision, prefix, prefixEnd(prefix)) as FeedRow[]).map(toEvent)
         : [];
-    return this.hub.open(prefix, fromRevision, history, signal);
+    return this.hub.open(prefix, fromRevision, history, signal, opts?.progress === true);
   }
 
   async compact(revision?: number): Promise<number> {

@@ -1,0 +1,205 @@
+import type { Backend, KeyValue } from '../storage/index.js';
+import { isStorageError } from '../storage/index.js';
+import { EventWindow } from './event-window.js';
+import type { CacheEvent, CachedItem } from './types.js';
+
+export interface CacherOptions {
+  /** History kept for watches that resume (spec 8: 5 minutes). */
+  windowMs?: number;
+  /** At most this many events in the window. */
+  maxEvents?: number;
+  /** Extracts labels from a stored value once, when it enters the cache. */
+  labelsOf(value: Uint8Array): Record<string, string> | undefined;
+  log?(msg: string): void;
+}
+
+type Listener = (event: CacheEvent) => void;
+
+/**
+ * The watch cache of one resource type (architecture rules 1-3): the current objects under `prefix` and a
+ * window of recent events, fed only by the storage change feed. Lists and watches are answered from here.
+ *
+ * Freshness: `revision` is the store revision up to which every change under the prefix has been applied.
+ * It moves with each event and with the backend's progress notifications, so a consistent read can compare
+ * it with the backend's current revision and wait until the cache has caught up.
+ */
+export class Cacher {
+  revision = 0;
+  private items = new Map<string, CachedItem>();
+  private sorted: string[] | undefined;
+  private window: EventWindow;
+  private listeners = new Set<Listener>();
+  private resetListeners = new Set<() => void>();
+  private waiters: { revision: number; resolve: (ok: boolean) => void }[] = [];
+  private readonly ac = new AbortController();
+  private readyResolve!: () => void;
+  /** Resolves once the first list has been loaded. */
+  readonly ready = new Promise<void>((r) => (this.readyResolve = r));
+
+  constructor(private readonly backend: Backend, readonly prefix: string, private readonly opts: CacherOptions) {
+    this.window = new EventWindow(opts.windowMs ?? 5 * 60_000, opts.maxEvents ?? 200_000);
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  stop(): void {
+    this.ac.abort();
+    for (const w of this.waiters.splice(0)) w.resolve(false);
+  }
+
+  /** Resolves true once the cache has reached `revision`, false after `timeoutMs`. */
+  waitFor(revision: number, timeoutMs: number): Promise<boolean> {
+    if (this.revision >= revision) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = { revision, resolve };
+      this.waiters.push(w);
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        resolve(this.revision >= revision);
+      }, timeoutMs);
+      w.resolve = (ok) => {
+        clearTimeout(t);
+        resolve(ok);
+      };
+    });
+  }
+
+  get(key: string): CachedItem | undefined {
+    return this.items.get(key);
+  }
+
+  /** Items whose key starts with `prefix`, in key order, from `startKey` (inclusive) on. */
+  *range(prefix: string, startKey?: string): Generator<CachedItem> {
+    const keys = this.sortedKeys();
+    const from = startKey && startKey > prefix ? startKey : prefix;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((keys[mid] as string) < from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < keys.length; i++) {
+      const k = keys[i] as string;
+      if (!k.startsWith(prefix)) return;
+      const item = this.items.get(k);
+      if (item) yield item;
+    }
+  }
+
+  /** Number of items under `prefix`. */
+  count(prefix: string): number {
+    if (prefix === this.prefix) return this.items.size;
+    let n = 0;
+    for (const _ of this.range(prefix)) n++;
+    return n;
+  }
+
+  /** Events after `revision`, or undefined when the window no longer reaches back that far. */
+  eventsSince(revision: number): CacheEvent[] | undefined {
+    return this.window.since(revision);
+  }
+
+  get oldestResumable(): number {
+    return this.window.oldestResumable;
+  }
+
+  /** Calls `fn` synchronously for each event as it is applied. Returns the unsubscribe function. */
+  subscribe(fn: Listener, onReset: () => void): () => void {
+    this.listeners.add(fn);
+    this.resetListeners.add(onReset);
+    return () => {
+      this.listeners.delete(fn);
+      this.resetListeners.delete(onReset);
+    };
+  }
+
+  private sortedKeys(): string[] {
+    // Membership changes invalidate the order; updates of existing keys do not.
+    this.sorted ??= [...this.items.keys()].sort();
+    return this.sorted;
+  }
+
+  private async run(): Promise<void> {
+    let delay = 100;
+    while (!this.ac.signal.aborted) {
+      try {
+        const list = await this.backend.list(this.prefix);
+        this.load(list.items, list.revision);
+        this.readyResolve();
+        delay = 100;
+        const feed = this.backend.watch(this.prefix, list.revision, this.ac.signal, { progress: true });
+        for await (const e of feed) {
+          if (e.type === 'PROGRESS') this.advance(e.revision);
+          else if (e.type === 'PUT') this.apply('PUT', e.kv.key, this.toItem(e.kv), e.prev ? this.items.get(e.kv.key) : undefined, e.revision);
+          else this.apply('DELETE', e.key, this.items.get(e.key) ?? this.toItem(e.prev), undefined, e.revision);
+        }
+        if (this.ac.signal.aborted) return;
+      } catch (err) {
+        if (this.ac.signal.aborted) return;
+        // Compacted (history lost) or storage trouble: start over from a fresh list.
+        this.opts.log?.(`watch cache ${this.prefix}: ${isStorageError(err) ? err.message : String(err)}; relisting`);
+        await new Promise((r) => setTimeout(r, delay).unref());
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  private load(kvs: KeyValue[], revision: number): void {
+    const hadData = this.revision > 0;
+    this.items = new Map(kvs.map((kv) => [kv.key, this.toItem(kv)]));
+    this.sorted = undefined;
+    this.window.reset(revision);
+    // Watchers cannot be continued across a relist (they could miss events): end them, clients re-watch.
+    if (hadData) for (const r of [...this.resetListeners]) r();
+    this.advance(revision);
+  }
+
+  private apply(type: 'PUT' | 'DELETE', key: string, item: CachedItem, prev: CachedItem | undefined, revision: number): void {
+    const before = this.items.get(key);
+    if (type === 'PUT') {
+      this.items.set(key, item);
+      if (!before) this.sorted = undefined;
+    } else {
+      this.items.delete(key);
+      this.sorted = undefined;
+    }
+    const event: CacheEvent = { revision, type, key, item, prev: type === 'PUT' ? prev : undefined };
+    this.window.push(event);
+    this.revision = revision;
+    for (const l of this.listeners) l(event);
+    this.wake();
+  }
+
+  private advance(revision: number): void {
+    if (revision <= this.revision) return;
+    this.revision = revision;
+    this.wake();
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (this.revision >= w.revision) w.resolve(true);
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  private toItem(kv: KeyValue): CachedItem {
+    return {
+      key: kv.key,
+      value: kv.value,
+      createRevision: kv.createRevision,
+      modRevision: kv.modRevision,
+      labels: this.opts.labelsOf(kv.value),
+    };
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+}

@@ -1,0 +1,3 @@
+export { Cacher, type CacherOptions } from './cacher.js';
+export { EventWindow } from './event-window.js';
+export type { CacheEvent, CacheEventType, CachedItem } from './types.js';

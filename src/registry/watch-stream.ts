@@ -1,0 +1,183 @@
+import { INITIAL_EVENTS_END_ANNOTATION } from '../api/naming.js';
+import { apiVersionOf } from '../api/types.js';
+import type { CacheEvent, CachedItem } from '../cacher/index.js';
+import { badRequest, gone } from '../errors/index.js';
+import { objectJson } from './codec.js';
+import { collectionPrefix } from './keys.js';
+import { makeFilter, type Filter } from './list-watch.js';
+import { tooLargeRV, type ResourceReader } from './reader.js';
+import type { ResourceType } from './types.js';
+
+export interface WatchRequest {
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  /** The WatchList feature gate (alpha, off by default): required for sendInitialEvents. */
+  watchListEnabled: boolean;
+  timeoutMs: number;
+  bookmarkIntervalMs: number;
+  /** A watcher that falls this many events behind is ended (it re-watches from its last revision). */
+  maxQueue: number;
+}
+
+type EventKind = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Validates the watch parameters of spec 4.2 / 4.5; every invalid combination is a 400 that says why. */
+export function checkWatchRequest(r: WatchRequest): void {
+  if (r.sendInitialEvents !== undefined) {
+    if (!r.watchListEnabled) {
+      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    }
+    if (r.sendInitialEvents && r.resourceVersionMatch !== 'NotOlderThan') {
+      throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    }
+    if (r.sendInitialEvents && !r.allowWatchBookmarks) {
+      throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires allowWatchBookmarks=true');
+    }
+  } else if (r.resourceVersionMatch) {
+    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  if (r.resourceVersion && !/^\d+$/.test(r.resourceVersion)) {
+    throw badRequest(`resourceVersion: Invalid value: "${r.resourceVersion}": must be a non-negative integer`);
+  }
+}
+
+/**
+ * A watch served from the watch cache: each yielded Buffer is one JSON event line. Events are encoded once
+ * per view and event type and the bytes are shared by every watcher (architecture rule 3).
+ */
+export async function* watchFromCache(
+  reader: ResourceReader,
+  namespace: string | undefined,
+  r: WatchRequest,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer> {
+  checkWatchRequest(r);
+  const t = reader.type;
+  const filter = makeFilter(t, r.labelSelector, r.fieldSelector);
+  const prefix = collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined);
+  const cacher = reader.cacher;
+  const rv = r.resourceVersion ?? '';
+  const initial = r.sendInitialEvents === true || rv === '' || rv === '0';
+  await cacher.ready;
+  if (rv === '') await reader.consistent();
+  if (rv !== '' && rv !== '0' && r.sendInitialEvents) {
+    if (!(await cacher.waitFor(Number(rv), r.timeoutMs))) throw tooLargeRV(Number(rv), cacher.revision);
+  }
+
+  const queue: Buffer[] = [];
+  let head = 0;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const push = (b: Buffer) => {
+    if (ended) return;
+    if (queue.length - head >= r.maxQueue) ended = true; // too slow: end it rather than slow anyone down
+    else queue.push(b);
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const bookmark = (revision: number, endOfInitial = false) =>
+    Buffer.from(
+      `${JSON.stringify({
+        type: 'BOOKMARK',
+        object: {
+          kind: t.kind,
+          apiVersion: apiVersionOf(t.group, t.version),
+          metadata: { resourceVersion: String(revision), ...(endOfInitial ? { annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } : {}) },
+        },
+      })}\n`,
+    );
+
+  // Everything from here to `subscribe` runs in one tick: the snapshot and the live events meet exactly.
+  let after = 0;
+  if (initial) {
+    after = cacher.revision;
+    for (const item of cacher.range(prefix)) {
+      if (reader.matches(item, filter)) push(line(t, 'ADDED', item.value, item.modRevision, undefined));
+    }
+    if (r.sendInitialEvents) push(bookmark(after, true));
+  } else {
+    const from = Number(rv);
+    if (from < cacher.oldestResumable) {
+      yield errorLine(from, cacher.oldestResumable);
+      return;
+    }
+    after = from;
+    for (const e of cacher.eventsSince(from) ?? []) onEvent(e);
+  }
+  const unsubscribe = cacher.subscribe(onEvent, () => {
+    ended = true;
+    push(Buffer.alloc(0));
+  });
+
+  function onEvent(e: CacheEvent): void {
+    if (e.revision <= after || !e.key.startsWith(prefix)) return;
+    const kind = transition(reader, e, filter);
+    if (kind) push(line(t, kind, e.item.value, e.revision, e));
+  }
+
+  const timers: NodeJS.Timeout[] = [];
+  const onAbort = () => push(Buffer.alloc(0));
+  signal.addEventListener('abort', onAbort, { once: true });
+  timers.push(
+    setTimeout(() => {
+      // Just before the server closes the watch, a bookmark tells the client where to resume.
+      if (r.allowWatchBookmarks) push(bookmark(cacher.revision));
+      ended = true;
+      push(Buffer.alloc(0));
+    }, r.timeoutMs),
+  );
+  if (r.allowWatchBookmarks && r.bookmarkIntervalMs > 0) {
+    timers.push(setInterval(() => push(bookmark(Math.max(cacher.revision, after))), r.bookmarkIntervalMs));
+  }
+  try {
+    for (;;) {
+      while (head < queue.length) {
+        const b = queue[head] as Buffer;
+        queue[head++] = Buffer.alloc(0);
+        if (b.length > 0) yield b;
+      }
+      if (head > 1024) {
+        queue.splice(0, head);
+        head = 0;
+      }
+      if (ended || signal.aborted) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    unsubscribe();
+    for (const x of timers) clearTimeout(x);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** How an event looks through a selector: objects entering or leaving it are ADDED or DELETED. */
+function transition(reader: ResourceReader, e: CacheEvent, filter: Filter): EventKind | undefined {
+  if (e.type === 'DELETE') return reader.matches(e.item, filter) ? 'DELETED' : undefined;
+  const now = reader.matches(e.item, filter);
+  const before = e.prev ? reader.matches(e.prev, filter) : false;
+  if (now && before) return 'MODIFIED';
+  if (now) return e.prev && filter.empty ? 'MODIFIED' : 'ADDED';
+  return before ? 'DELETED' : undefined;
+}
+
+/** One event line, cached on the event per view and type so every watcher shares the bytes. */
+function line(t: ResourceType, kind: EventKind, value: Uint8Array, revision: number, e: CacheEvent | undefined): Buffer {
+  const key = `${t.group}/${t.version}/${t.plural}|${kind}`;
+  const cached = e?.encoded?.get(key);
+  if (cached) return cached;
+  const b = Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), objectJson(t, value, revision), Buffer.from('}\n')]);
+  if (e) (e.encoded ??= new Map()).set(key, b);
+  return b;
+}
+
+function errorLine(from: number, oldest: number): Buffer {
+  const status = gone(`too old resource version: ${from} (${oldest})`).toStatus();
+  return Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+}
+
+export type { CachedItem };
