@@ -1,0 +1,88 @@
+/**
+ * Unknown-field detection and pruning against a type's schema (spec 4.2 `fieldValidation`, spec 7):
+ * Strict rejects unknown fields, Warn reports one warning each, Ignore and Warn drop them.
+ *
+ * The schema is described structurally (encoding may not import the registry); the registry's `Schema`
+ * satisfies `FieldSchema` as is.
+ */
+import { isObject } from '../api/types.js';
+
+export interface FieldSchema {
+  type?: string;
+  properties?: Record<string, FieldSchema>;
+  additionalProperties?: FieldSchema | boolean;
+  items?: FieldSchema;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+}
+
+/** Marks a key the schema does not allow. */
+const UNKNOWN = Symbol('unknown');
+
+/**
+ * The schema of `key` inside an object described by `s`: a declared property, else the map value schema,
+ * else `undefined` (anything goes, not checked further) or UNKNOWN. Only an object that lists `properties`
+ * (or says `additionalProperties: false`) is closed, so schemas that do not describe a shape never produce
+ * false alarms; map keys (labels, data) are values of `additionalProperties` and are never unknown.
+ */
+function fieldSchema(s: FieldSchema, key: string): FieldSchema | undefined | typeof UNKNOWN {
+  const declared = s.properties && Object.hasOwn(s.properties, key) ? s.properties[key] : undefined;
+  if (declared) return declared;
+  const ap = s.additionalProperties;
+  if (isObject(ap)) return ap as FieldSchema;
+  if (ap === true || s['x-kubernetes-preserve-unknown-fields'] === true) return undefined;
+  if (ap === false || s.properties !== undefined) return UNKNOWN;
+  return undefined;
+}
+
+/** Schemas below which nothing is checked: int-or-string and raw values are leaves. */
+const isLeaf = (s: FieldSchema): boolean => s['x-kubernetes-int-or-string'] === true;
+
+/** Plain assignment of "__proto__" would set the prototype instead of copying a (map) key. */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * Every field of `obj` the schema does not know, as paths in the reference's form
+ * (`.spec.containers[0].imagePullPolicyy`), in document order. A field below an unknown one is not
+ * reported separately: the unknown parent covers it.
+ */
+export function findUnknownFields(obj: unknown, schema: FieldSchema): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, s: FieldSchema | undefined, path: string): void => {
+    if (!s || isLeaf(s)) return;
+    if (Array.isArray(v)) {
+      if (s.items) v.forEach((item, i) => walk(item, s.items, `${path}[${i}]`));
+      return;
+    }
+    if (!isObject(v)) return;
+    for (const [k, child] of Object.entries(v)) {
+      const cs = fieldSchema(s, k);
+      if (cs === UNKNOWN) out.push(`${path}.${k}`);
+      else walk(child, cs, `${path}.${k}`);
+    }
+  };
+  walk(obj, schema, '');
+  return out;
+}
+
+/**
+ * A copy of `obj` without the fields `findUnknownFields` reports (fieldValidation Ignore and Warn).
+ * Parts the schema leaves open are shared with the input, not copied: callers must not mutate both.
+ */
+export function pruneUnknownFields<T>(obj: T, schema: FieldSchema): T {
+  const prune = (v: unknown, s: FieldSchema | undefined): unknown => {
+    if (!s || isLeaf(s)) return v;
+    if (Array.isArray(v)) return s.items ? v.map((item) => prune(item, s.items)) : v;
+    if (!isObject(v)) return v;
+    const copy: Record<string, unknown> = {};
+    for (const [k, child] of Object.entries(v)) {
+      const cs = fieldSchema(s, k);
+      if (cs !== UNKNOWN) setOwn(copy, k, prune(child, cs));
+    }
+    return copy;
+  };
+  return prune(obj, schema) as T;
+}
