@@ -2,6 +2,7 @@
 const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   storage: () => import('./storage.js'),
   api: () => import('./api.js'),
+  listwatch: () => import('./listwatch.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -93,3 +93,30 @@ describe('real kubectl against the server (spec 4.1, 4.3, 4.9)', () => {
     await assert.rejects(k(['get', 'namespace', 'demo']), /not found/);
   });
 });
+
+describe('kubectl get -w (spec 4.7)', () => {
+  it('prints changes as they happen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-w-'));
+    const server = await startServer({ port: 0, dataDir: dir, storage: { type: 'memory' }, writeKubeconfig: true });
+    const { spawn } = await import('node:child_process');
+    const child = spawn('kubectl', ['--kubeconfig', server.kubeconfigPath!, 'get', 'configmaps', '-w', '-o', 'name'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    try {
+      const k = kubectl(server.kubeconfigPath!);
+      const deadline = Date.now() + 15_000;
+      await new Promise((r) => setTimeout(r, 1000));
+      await k(['create', 'configmap', 'live-1']);
+      await k(['create', 'configmap', 'live-2']);
+      while (!(out.includes('configmap/live-1') && out.includes('configmap/live-2')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(out, /configmap\/live-1/);
+      assert.match(out, /configmap\/live-2/);
+    } finally {
+      child.kill();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

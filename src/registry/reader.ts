@@ -95,8 +95,7 @@ export class ResourceReader {
     for (let r = it.next(); !r.done; r = it.next()) {
       if (page.length >= limit) {
         next = r.value.key;
-        remaining = 1;
-        for (let x = it.next(); !x.done; x = it.next()) remaining++;
+        remaining = this.cacher.count(prefix, next);
         break;
       }
       if (this.matches(r.value, filter)) page.push(objectJson(t, r.value.value, r.value.modRevision));

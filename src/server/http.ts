@@ -23,6 +23,22 @@ export interface Res {
   end(chunk?: Buffer | string): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   once(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/** Resolves when the socket drains or closes, or `signal` aborts; removes its listeners either way. */
+export function drained(res: Res, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.removeListener('drain', done);
+      res.removeListener('close', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Reads the whole body, failing with 413 past the limit (before buffering more than it). */
@@ -99,10 +115,7 @@ export async function streamList(
       const ok = res.write(Buffer.concat(chunk));
       chunk = [];
       size = 0;
-      if (!ok) await new Promise<void>((resolve) => {
-        res.once('drain', () => resolve());
-        res.once('close', () => resolve());
-      });
+      if (!ok) await drained(res);
       if (res.writableEnded) return;
     }
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { Socket } from 'node:net';
@@ -99,6 +100,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   }, ['livez', 'readyz', 'healthz']);
 
   const shutdownAc = new AbortController();
+  setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
   const discovery = buildDiscovery(registry.types);
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;

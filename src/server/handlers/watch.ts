@@ -2,7 +2,7 @@ import { JSON_MEDIA, negotiate } from '../../encoding/index.js';
 import { badRequest, notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
-import { header } from '../http.js';
+import { drained, header } from '../http.js';
 import type { ResourceContext } from './resource.js';
 
 function flag(q: URLSearchParams, name: string): boolean | undefined {
@@ -50,19 +50,17 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
   ctx.shutdown.addEventListener('abort', stop, { once: true });
   const events = watchFromCache(ctx.registry.reader(store.type), namespace, request, ac.signal);
   try {
-    // Errors found before the first event (selectors, a too large resourceVersion) are still plain Statuses.
-    let r = await events.next();
+    // Errors found before the first event (selectors, a too large resourceVersion) are still plain Statuses;
+    // a watch with nothing to say yet must still send its headers, or clients wait for them.
+    const first = events.next();
+    const early = await Promise.race([first, new Promise<'pending'>((r) => setTimeout(() => r('pending'), 20))]);
     ctx.res.statusCode = 200;
     ctx.res.setHeader('Content-Type', media);
     ctx.res.setHeader('Cache-Control', 'no-cache, private');
-    if (!ctx.res.headersSent) ctx.res.write(Buffer.alloc(0));
+    (ctx.res as { flushHeaders?: () => void }).flushHeaders?.();
+    let r = early === 'pending' ? await first : early;
     while (!r.done) {
-      if (!ctx.res.write(r.value)) {
-        await new Promise<void>((resolve) => {
-          ctx.res.once('drain', () => resolve());
-          ac.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-      }
+      if (!ctx.res.write(r.value)) await drained(ctx.res, ac.signal);
       if (ac.signal.aborted) break;
       r = await events.next();
     }
