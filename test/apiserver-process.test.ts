@@ -100,19 +100,42 @@ describe('orch-apiserver process (spec 4.9, 5.3)', () => {
     assert.match(await failsToStart([`--data-dir=${dir}`, `--token-auth-file=${tokens}`]), /tokens\.csv:2/);
   });
 
-  it('--token-auth-file users authenticate; --anonymous-auth=false rejects requests without credentials', async () => {
+  it('--token-auth-file users authenticate and are authorized by RBAC (the default mode); --anonymous-auth=false rejects requests without credentials', async () => {
     const dir = tempDir();
     const tokens = join(dir, 'users.csv');
     writeFileSync(tokens, 'alice-token,alice,uid-1,devs\n');
     const s = await startProcess([`--data-dir=${dir}`, `--token-auth-file=${tokens}`, '--anonymous-auth=false']);
-    const admin = clientFor(s.kubeconfig, s.url);
-    const ca = Buffer.from(parse(readFileSync(s.kubeconfig, 'utf8')).clusters[0].cluster['certificate-authority-data'], 'base64').toString();
-    const alice = client({ url: s.url, caCertPem: ca, adminToken: 'alice-token' });
-    const anon = client({ url: s.url, caCertPem: ca, adminToken: '' });
-    assert.equal((await admin('GET', '/api/v1/namespaces')).status, 200);
-    assert.equal((await alice('GET', '/api/v1/namespaces')).status, 200);
-    assert.equal((await anon('GET', '/api/v1/namespaces', { token: null })).status, 401);
-    s.child.kill('SIGTERM');
-    await s.exited;
+    try {
+      const admin = clientFor(s.kubeconfig, s.url);
+      const ca = Buffer.from(parse(readFileSync(s.kubeconfig, 'utf8')).clusters[0].cluster['certificate-authority-data'], 'base64').toString();
+      const alice = client({ url: s.url, caCertPem: ca, adminToken: 'alice-token' });
+      const anon = client({ url: s.url, caCertPem: ca, adminToken: '' });
+      assert.equal((await admin('GET', '/api/v1/namespaces')).status, 200);
+      const denied = await alice('GET', '/api/v1/namespaces');
+      assert.equal(denied.status, 403, denied.text);
+      assert.match(denied.json.message, /User "alice" cannot list resource "namespaces" in API group "" at the cluster scope/);
+      const bind = await admin('POST', '/apis/rbac.authorization.orch.io/v1/clusterrolebindings', {
+        body: {
+          apiVersion: 'rbac.authorization.orch.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'devs-view' },
+          roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'ClusterRole', name: 'view' },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.orch.io', name: 'devs' }],
+        },
+      });
+      assert.equal(bind.status, 201, bind.text);
+      const deadline = Date.now() + 5000;
+      let r = await alice('GET', '/api/v1/namespaces/default/configmaps');
+      while (r.status !== 200 && Date.now() < deadline) {
+        await new Promise((x) => setTimeout(x, 50));
+        r = await alice('GET', '/api/v1/namespaces/default/configmaps');
+      }
+      assert.equal(r.status, 200, r.text);
+      assert.equal((await alice('GET', '/api/v1/namespaces/default/secrets')).status, 403, 'view cannot read secrets');
+      assert.equal((await anon('GET', '/api/v1/namespaces', { token: null })).status, 401);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
   });
 });

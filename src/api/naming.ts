@@ -39,3 +39,6 @@ export const OPENAPI_PATCH_STRATEGY = 'x-kubernetes-patch-strategy';
 export const OPENAPI_LIST_TYPE = 'x-kubernetes-list-type';
 export const OPENAPI_LIST_MAP_KEYS = 'x-kubernetes-list-map-keys';
 export const OPENAPI_MAP_TYPE = 'x-kubernetes-map-type';
+
+/** Issuer of service account tokens unless `--service-account-issuer` says otherwise. */
+export const DEFAULT_SA_ISSUER = `https://${GROUP_SUFFIX.split('.')[0]}-apiserver.${SYSTEM_NAMESPACE}.svc`;

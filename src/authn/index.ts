@@ -11,3 +11,22 @@ export { bearerToken } from './bearer.js';
 export { TokenFileAuthenticator, parseTokenFile } from './token-file.js';
 export { AnonymousAuthenticator } from './anonymous.js';
 export { UnionAuthenticator, type UnionOptions } from './union.js';
+export { peerCertificateChain, subjectNames, verifyClientChain } from './client-cert.js';
+export { X509Authenticator } from './x509.js';
+export { RequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header.js';
+export {
+  BOOTSTRAP_TOKEN_SECRET_TYPE,
+  BootstrapTokenAuthenticator,
+  type BootstrapSecretLookup,
+  validateBootstrapTokenSecret,
+} from './bootstrap-token.js';
+export {
+  ServiceAccountAuthenticator,
+  ServiceAccountTokenIssuer,
+  loadKeyFile,
+  loadSigningKey,
+  serviceAccountUsername,
+  type IssueRequest,
+  type ServiceAccountAuthenticatorOptions,
+  type ServiceAccountLookup,
+} from './service-account.js';

@@ -13,7 +13,17 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --tls-cert-file, --tls-private-key-file   serve this certificate instead of the generated one
   --token-auth-file=PATH          static tokens: CSV token,user,uid[,groups...]
   --anonymous-auth=true           treat requests without credentials as system:anonymous
-  --authorization-mode=AlwaysAllow   comma list: AlwaysAllow, AlwaysDeny
+  --authorization-mode=RBAC       comma list, in order: RBAC, AlwaysAllow, AlwaysDeny
+  --client-ca-file=PATH           authenticate client certificates signed by these CAs (CN user, O groups)
+  --requestheader-client-ca-file=PATH   trust X-Remote-* headers from an authenticating proxy with a cert from this CA
+  --requestheader-allowed-names, --requestheader-username-headers, --requestheader-group-headers,
+  --requestheader-extra-headers-prefix   the proxy's allowed CNs and header names
+  --enable-bootstrap-token-auth=false   bootstrap tokens from Secrets in orch-system
+  --service-account-key-file=PATH (repeatable)   keys that verify service account tokens (default: the signing key)
+  --service-account-signing-key-file=PATH   key that signs TokenRequest tokens (default: generated in the data dir)
+  --service-account-issuer=URL    issuer of service account tokens
+  --service-account-lookup=true   tokens of deleted service accounts stop working
+  --api-audiences=A,B             audiences a token must be meant for (default: the issuer)
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
   --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
@@ -82,6 +92,18 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
       'livez-grace-period': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
       'feature-gates': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'requestheader-client-ca-file': { type: 'string' },
+      'requestheader-allowed-names': { type: 'string' },
+      'requestheader-username-headers': { type: 'string' },
+      'requestheader-group-headers': { type: 'string' },
+      'requestheader-extra-headers-prefix': { type: 'string' },
+      'enable-bootstrap-token-auth': { type: 'string' },
+      'service-account-key-file': { type: 'string', multiple: true },
+      'service-account-signing-key-file': { type: 'string' },
+      'service-account-issuer': { type: 'string' },
+      'service-account-lookup': { type: 'string' },
+      'api-audiences': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
     },
   });
@@ -104,7 +126,7 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
     port,
     storage,
     anonymousAuth: values['anonymous-auth'] === undefined ? true : parseBool('--anonymous-auth', values['anonymous-auth']),
-    authorizationModes: (values['authorization-mode'] ?? 'AlwaysAllow').split(',').map((s) => s.trim()),
+    authorizationModes: (values['authorization-mode'] ?? 'RBAC').split(',').map((s) => s.trim()),
     shutdownDelayMs: parseDuration('--shutdown-delay-duration', values['shutdown-delay-duration'] ?? '0s'),
     livezGracePeriodMs: parseDuration('--livez-grace-period', values['livez-grace-period'] ?? '0s'),
     writeKubeconfig: true,
@@ -113,6 +135,30 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
   };
   if (values['tls-cert-file']) opts.tlsCertFile = resolve(values['tls-cert-file']);
   if (values['tls-private-key-file']) opts.tlsPrivateKeyFile = resolve(values['tls-private-key-file']);
+  const list = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+  if (values['client-ca-file']) opts.clientCAFile = resolve(values['client-ca-file']);
+  if (values['requestheader-client-ca-file']) {
+    const usernameHeaders = list(values['requestheader-username-headers']);
+    const groupHeaders = list(values['requestheader-group-headers']);
+    const extraHeadersPrefix = list(values['requestheader-extra-headers-prefix']);
+    const allowedNames = list(values['requestheader-allowed-names']);
+    opts.requestHeader = {
+      clientCAFile: resolve(values['requestheader-client-ca-file']),
+      ...(allowedNames ? { allowedNames } : {}),
+      ...(usernameHeaders ? { usernameHeaders } : {}),
+      ...(groupHeaders ? { groupHeaders } : {}),
+      ...(extraHeadersPrefix ? { extraHeadersPrefix } : {}),
+    };
+  } else if (values['requestheader-username-headers'] || values['requestheader-allowed-names']) {
+    throw new Error('--requestheader-*: need --requestheader-client-ca-file to trust the proxy');
+  }
+  if (values['enable-bootstrap-token-auth'] !== undefined) opts.enableBootstrapTokenAuth = parseBool('--enable-bootstrap-token-auth', values['enable-bootstrap-token-auth']);
+  if (values['service-account-key-file']) opts.serviceAccountKeyFiles = values['service-account-key-file'].map((f) => resolve(f));
+  if (values['service-account-signing-key-file']) opts.serviceAccountSigningKeyFile = resolve(values['service-account-signing-key-file']);
+  if (values['service-account-issuer']) opts.serviceAccountIssuer = values['service-account-issuer'];
+  if (values['service-account-lookup'] !== undefined) opts.serviceAccountLookup = parseBool('--service-account-lookup', values['service-account-lookup']);
+  const audiences = list(values['api-audiences']);
+  if (audiences) opts.apiAudiences = audiences;
   if (values['feature-gates']) opts.featureGates = parseFeatureGates(values['feature-gates']);
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
   return opts;

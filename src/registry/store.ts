@@ -22,6 +22,11 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /**
+   * Admission: runs on the final object (after defaulting and validation, before storage) and may reject
+   * the write by throwing a StatusError. `old` is undefined on create. Used for RBAC escalation checks.
+   */
+  admit?(obj: ApiObject, old: ApiObject | undefined): Promise<void> | void;
   /** The status subresource: only `status` changes (spec 1.4). */
   subresource?: string;
 }
@@ -82,6 +87,7 @@ export class GenericStore {
       ...t.strategy.validate(obj),
     ]);
     if (t.namespaced) await this.checkNamespaceWritable(meta.namespace as string);
+    await opts.admit?.(obj, undefined);
     if (opts.dryRun) return obj;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -233,6 +239,7 @@ export class GenericStore {
     metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
     // An update that changes nothing is not written: same resourceVersion, no watch event.
     if (jsonEqual(obj, old)) return old;
+    await opts.admit?.(obj, old);
     if (opts.dryRun) return obj;
     if (obj.metadata?.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
       // The last finalizer is gone: the object leaves storage (spec 3.1).

@@ -2,6 +2,7 @@ import type { Authenticator, UserInfo } from '../authn/index.js';
 import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/index.js';
 import { forbidden, internalError, isStatusError, StatusError, tooManyRequests } from '../errors/index.js';
 import { sendStatusError, type Req, type Res } from './http.js';
+import { impersonate } from './impersonation.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 
 /** What the final handler gets once a request has passed every filter. */
@@ -49,10 +50,13 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
         inFlight[slot]++;
       }
       // 2. Authentication: who is asking (401 for rejected credentials).
-      const user = await deps.authenticator.authenticate({ headers: req.headers as AuthHeaders, peerCertificate: peerCertificate(req) });
-      if (!user) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+      // Repeated headers (one group per X-Remote-Group / Impersonate-Group line) must stay separate.
+      const headers = (req.headersDistinct ?? req.headers) as AuthHeaders;
+      const authenticated = await deps.authenticator.authenticate({ headers, peerCertificate: peerCertificate(req) });
+      if (!authenticated) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
       // 3. Audit: the request-received stage is recorded here (audit issue).
-      // 4. Impersonation: Impersonate-* headers swap the user here (auth issue).
+      // 4. Impersonation: Impersonate-* headers, each authorized with the impersonate verb (spec 5.7).
+      const user = await impersonate(headers, authenticated, deps.authorizer);
       // 5. Authorization: may this user do this (403 otherwise).
       const attrs = attributes(user, info);
       const decision = await deps.authorizer.authorize(attrs);
@@ -72,10 +76,10 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
 
 type AuthHeaders = Record<string, string | string[] | undefined>;
 
+/** The client certificate chain as sent; the authenticators verify it against their own CAs. */
 function peerCertificate(req: Req): unknown {
-  const socket = req.socket as { getPeerCertificate?: (detailed: boolean) => unknown; authorized?: boolean } | undefined;
-  if (!socket?.getPeerCertificate || !socket.authorized) return undefined;
-  return socket.getPeerCertificate(true);
+  const socket = req.socket as { getPeerCertificate?: (detailed: boolean) => unknown } | undefined;
+  return socket?.getPeerCertificate?.(true);
 }
 
 export function attributes(user: UserInfo, info: RequestInfo): Attributes {

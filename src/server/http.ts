@@ -9,6 +9,7 @@ export interface Req extends AsyncIterable<Buffer | string> {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
+  headersDistinct?: Record<string, string[]>;
   socket: unknown;
 }
 

@@ -2,7 +2,7 @@ import { notFoundMessage } from '../errors/index.js';
 import type { Registry } from '../registry/index.js';
 import type { RequestContext } from './chain.js';
 import type { Discovery } from './discovery.js';
-import { serveResource } from './handlers/resource.js';
+import { serveResource, type ResourceAuth } from './handlers/resource.js';
 import type { HealthChecks, HealthEndpoint } from './health.js';
 import { sendBytes, sendJson, sendText } from './http.js';
 import type { OpenAPIV3 } from './openapi.js';
@@ -28,6 +28,7 @@ export interface RouteDeps {
   serverAddress: string;
   shutdown: AbortSignal;
   features: { watchList: boolean };
+  auth: ResourceAuth;
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
 }
 
@@ -45,6 +46,8 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
         shutdown: deps.shutdown,
         features: deps.features,
         watch: deps.watch,
+        user: ctx.user,
+        auth: deps.auth,
       });
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';

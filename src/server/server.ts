@@ -6,8 +6,11 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
-import { AnonymousAuthenticator, TokenFileAuthenticator, UnionAuthenticator, parseTokenFile, type Authenticator } from '../authn/index.js';
-import { authorizerForModes } from '../authz/index.js';
+import { parseTokenFile } from '../authn/index.js';
+import { RbacIndex } from '../authz/rbac/index.js';
+import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, type AuthOptions } from './auth-setup.js';
+import { reviewTypes } from './handlers/reviews.js';
+import { feedRbacIndex, reconcileDefaultRbac, startAggregation } from './rbac-setup.js';
 import { NamespaceLifecycle, Registry } from '../registry/index.js';
 import { builtinTypes } from '../registry/resources/index.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
@@ -21,7 +24,7 @@ import { routeRequest, SERVER_VERSION } from './routes.js';
 import { ensureServingCerts } from './tls.js';
 
 
-export interface ServerOptions {
+export interface ServerOptions extends AuthOptions {
   /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
   dataDir?: string;
   bindAddress?: string;
@@ -31,9 +34,6 @@ export interface ServerOptions {
   history?: HistoryOptions;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  tokenAuthFile?: string;
-  anonymousAuth?: boolean;
-  authorizationModes?: string[];
   shutdownDelayMs?: number;
   livezGracePeriodMs?: number;
   /** Defaults 400 and 200, as the reference; 0 = unlimited. */
@@ -76,22 +76,23 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   mkdirSync(dataDir, { recursive: true });
   const bind = opts.bindAddress ?? '127.0.0.1';
 
-  // Authentication first: a bad --token-auth-file must fail before anything is opened.
+  // Configuration errors (a bad --token-auth-file, an unknown mode or gate) fail before anything is opened.
   const adminToken = ensureAdminToken(dataDir);
-  const authenticators: Authenticator[] = [
-    new TokenFileAuthenticator(new Map([[adminToken, { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] }]])),
-  ];
-  if (opts.tokenAuthFile) {
-    authenticators.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile)));
-  }
-  if (opts.anonymousAuth ?? true) authenticators.push(new AnonymousAuthenticator());
-  const authenticator = new UnionAuthenticator(authenticators);
-  const authorizer = authorizerForModes(opts.authorizationModes ?? ['AlwaysAllow']);
+  if (opts.tokenAuthFile) parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile);
+  const rbacIndex = new RbacIndex();
+  const modes = opts.authorizationModes ?? ['RBAC'];
+  const authorizer = buildAuthorizer(modes, () => rbacIndex);
   const features = resolveFeatureGates(opts.featureGates ?? {});
-
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
   const registry = new Registry(backend, builtinTypes(), { log, ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  let auth: ReturnType<typeof buildAuthenticator>;
+  try {
+    auth = buildAuthenticator(opts, registry, { token: adminToken, user: { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] } }, serviceAccountSigningKey(opts, join(dataDir)));
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
   const health = new HealthChecks({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0 });
   health.add('etcd', async () => void (await backend.currentRevision()), ['livez', 'readyz', 'healthz']);
   let bootstrapped = false;
@@ -101,7 +102,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const shutdownAc = new AbortController();
   setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
-  const discovery = buildDiscovery(registry.types);
+  const discovery = buildDiscovery([...registry.types, ...reviewTypes], {
+    extraSubresources: [{ type: 'serviceaccounts', group: '', version: 'v1', name: 'token', kind: 'TokenRequest', verbs: ['create'], namespaced: true }],
+  });
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;
     return () => (v ??= f());
@@ -117,7 +120,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const chain = buildChain({
-    authenticator,
+    authenticator: auth.authenticator,
     authorizer,
     handler: routeRequest({
       registry,
@@ -128,6 +131,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       serverAddress: `${bind}:${opts.port ?? 6443}`,
       shutdown: shutdownAc.signal,
       features: { watchList: features.WatchList === true },
+      auth: {
+        authenticator: auth.authenticator,
+        authorizer,
+        rbac: modes.includes('RBAC') ? rbacIndex : undefined,
+        issuer: auth.issuer,
+        apiAudiences: auth.audiences,
+      },
       watch: {
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs ?? 60_000,
         minTimeoutSeconds: opts.minRequestTimeoutSeconds ?? 1800,
@@ -137,7 +147,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
-  const server: Http2SecureServer = createSecureServer({ cert: certs.certPem, key: certs.keyPem, allowHTTP1: true }, (req, res) => {
+  const server: Http2SecureServer = createSecureServer({
+    cert: certs.certPem,
+    key: certs.keyPem,
+    allowHTTP1: true,
+    // Ask for (but do not require) a client certificate; the authenticators verify it (spec 5.2).
+    requestCert: Boolean(opts.clientCAFile || opts.requestHeader),
+    rejectUnauthorized: false,
+  }, (req, res) => {
     inFlight++;
     res.once('close', () => {
       if (--inFlight === 0) idle?.();
@@ -152,9 +169,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   server.on('sessionError', () => undefined);
 
   const lifecycle = new NamespaceLifecycle(registry);
+  const stops: (() => void)[] = [];
   try {
     await bootstrapNamespaces(registry);
     await registry.startCaches();
+    const fed = await feedRbacIndex(registry, rbacIndex);
+    stops.push(fed.stop);
+    await reconcileDefaultRbac(registry, log);
+    stops.push(startAggregation(registry, log));
     bootstrapped = true;
     await lifecycle.start();
     await new Promise<void>((resolve, reject) => {
@@ -163,6 +185,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     });
   } catch (e) {
     lifecycle.stop();
+    stops.forEach((x) => x());
     registry.stopCaches();
     await backend.close();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -184,6 +207,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     (closing ??= (async () => {
       shutdownAc.abort(); // ends open watches
       lifecycle.stop();
+      stops.forEach((x) => x());
       registry.stopCaches();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

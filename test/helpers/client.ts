@@ -12,14 +12,16 @@ export interface RequestOptions {
   body?: unknown;
   /** Raw body bytes (sent as is). */
   raw?: Buffer | string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | string[]>;
   token?: string | null;
+  /** A client certificate (PEM) and key for TLS client authentication. */
+  cert?: { certPem: string; keyPem: string };
 }
 
 /** A minimal HTTPS client for integration tests: real TLS to the server's CA, bearer token auth. */
 export function client(server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminToken'>) {
   return function call(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const headers: Record<string, string | string[]> = { ...(opts.headers ?? {}) };
     const token = opts.token === undefined ? server.adminToken : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
@@ -30,7 +32,8 @@ export function client(server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminT
     }
     if (payload) headers['content-length'] = String(payload.length);
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, server.url), { method, headers, ca: server.caCertPem }, (res) => {
+      const tls = opts.cert ? { cert: opts.cert.certPem, key: opts.cert.keyPem } : {};
+      const req = httpsRequest(new URL(path, server.url), { method, headers, ca: server.caCertPem, ...tls, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

@@ -1,13 +1,19 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
-import { badRequest, methodNotAllowed, notAcceptable, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
+import { badRequest, invalid, methodNotAllowed, notAcceptable, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { listObjects, objectJson } from '../../registry/index.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
+import { serveVirtual } from './virtual.js';
 import { serveWatch } from './watch.js';
+import { RBAC_GROUP } from '../../api/naming.js';
+import { validateBootstrapTokenSecret, type Authenticator, type ServiceAccountTokenIssuer, type UserInfo } from '../../authn/index.js';
+import type { Authorizer } from '../../authz/index.js';
+import type { RbacIndex } from '../../authz/rbac/index.js';
+import { rbacAdmission } from '../rbac-setup.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA];
 
@@ -21,11 +27,24 @@ export interface ResourceContext {
   shutdown: AbortSignal;
   features: { watchList: boolean };
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
+  user: UserInfo;
+  auth: ResourceAuth;
+}
+
+/** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
+export interface ResourceAuth {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /** Set when RBAC is an authorization mode: escalation checks run against it. */
+  rbac: RbacIndex | undefined;
+  issuer: ServiceAccountTokenIssuer;
+  apiAudiences: string[];
 }
 
 /** Serves one resource request (spec 4.1) through the generic store of its type. */
 export async function serveResource(ctx: ResourceContext): Promise<void> {
   const { info, registry, query } = ctx;
+  if (await serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) })) return;
   const store = registry.store(info.apiGroup, info.apiVersion, info.resource);
   if (!store) throw notFoundMessage('the server could not find the requested resource');
   const t = store.type;
@@ -37,6 +56,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     throw notFoundMessage('the server could not find the requested resource');
   }
   const dryRun = parseDryRun(query);
+  const admit = admissionFor(ctx, t.group, t.plural);
   checkFieldValidation(query);
   switch (info.verb) {
     case 'get':
@@ -55,17 +75,17 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (info.name) throw methodNotAllowed('POST', `${t.plural} items`);
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
-      return respond(ctx, 201, await store.create(namespace, body, { dryRun }));
+      return respond(ctx, 201, await store.create(namespace, body, { dryRun, ...admit }));
     }
     case 'update': {
       const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
-      const { object, created } = await store.update(namespace, info.name, body, { dryRun, ...sub(info) });
+      const { object, created } = await store.update(namespace, info.name, body, { dryRun, ...sub(info), ...admit });
       return respond(ctx, created ? 201 : 200, object);
     }
     case 'patch': {
       const patchType = patchMediaType(header(ctx.req, 'content-type'));
       const body = decodeBody(patchType, await readBody(ctx.req), [patchType]);
-      return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, { dryRun, ...sub(info) }));
+      return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, { dryRun, ...sub(info), ...admit }));
     }
     case 'delete': {
       const opts = await deleteOptions(ctx);
@@ -111,6 +131,23 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
     return sendBytes(ctx.res, 200, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
   }
   return respond(ctx, 200, JSON.parse(objectJson(t, value, revision).toString('utf8')));
+}
+
+/**
+ * Admission for this write (the filter chain's admission stage lives here, next to the store): RBAC
+ * escalation prevention, and the bootstrap-token rules of spec 2.9 for Secrets of that type.
+ */
+function admissionFor(ctx: ResourceContext, group: string, plural: string) {
+  if (group === RBAC_GROUP && ctx.auth.rbac) return { admit: rbacAdmission(ctx.user, ctx.auth.authorizer, ctx.auth.rbac, plural) };
+  if (group === '' && plural === 'secrets') {
+    return {
+      admit: (obj: ApiObject) => {
+        const errs = validateBootstrapTokenSecret(obj as Record<string, unknown>);
+        if (errs.length > 0) throw invalid({ kind: 'Secret', name: obj.metadata?.name ?? '' }, errs);
+      },
+    };
+  }
+  return {};
 }
 
 function sub(info: RequestInfo) {

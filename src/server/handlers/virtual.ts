@@ -1,0 +1,133 @@
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../api/naming.js';
+import type { ApiObject } from '../../api/types.js';
+import { isObject } from '../../api/types.js';
+import type { Authenticator, ServiceAccountTokenIssuer, UserInfo } from '../../authn/index.js';
+import type { Authorizer } from '../../authz/index.js';
+import { resolveRulesForUser, type RbacIndex } from '../../authz/rbac/index.js';
+import { decodeBody } from '../../encoding/index.js';
+import { badRequest, conflict, fieldError, invalid, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
+import type { Registry } from '../../registry/index.js';
+import { header, readBody, type Req, type Res } from '../http.js';
+import type { RequestInfo } from '../request-info.js';
+import {
+  localSubjectAccessReview,
+  rulesFromRbac,
+  selfSubjectAccessReview,
+  selfSubjectReview,
+  selfSubjectRulesReview,
+  subjectAccessReview,
+  tokenReview,
+} from './reviews.js';
+
+export interface VirtualContext {
+  req: Req;
+  info: RequestInfo;
+  user: UserInfo;
+  registry: Registry;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  rbac: RbacIndex | undefined;
+  issuer: ServiceAccountTokenIssuer;
+  apiAudiences: string[];
+  respond(code: number, obj: unknown): void;
+}
+
+/**
+ * Virtual resources (spec 1.8): the review APIs (spec 2.8, 4.8) and the TokenRequest subresource of service
+ * accounts. They are operations, not stored objects. Returns false when the request is not one of them.
+ */
+export async function serveVirtual(ctx: VirtualContext): Promise<boolean> {
+  const { info } = ctx;
+  const review = reviewHandler(info.apiGroup, info.resource);
+  const tokenRequest = info.apiGroup === '' && info.resource === 'serviceaccounts' && info.subresource === 'token';
+  if (!review && !tokenRequest) return false;
+  if (info.verb !== 'create') throw methodNotAllowed(ctx.req.method ?? '', `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`);
+  const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
+  if (review) ctx.respond(201, await review(ctx, body));
+  else ctx.respond(201, await issueToken(ctx, body));
+  return true;
+}
+
+type Handler = (ctx: VirtualContext, body: unknown) => Promise<ApiObject> | ApiObject;
+
+function reviewHandler(group: string, resource: string): Handler | undefined {
+  if (group === AUTHENTICATION_GROUP) {
+    if (resource === 'selfsubjectreviews') return (c, b) => selfSubjectReview(b, c.user);
+    if (resource === 'tokenreviews') return (c, b) => tokenReview(b, c.authenticator, c.apiAudiences);
+  }
+  if (group === AUTHORIZATION_GROUP) {
+    if (resource === 'subjectaccessreviews') return (c, b) => subjectAccessReview(b, c.authorizer);
+    if (resource === 'localsubjectaccessreviews') {
+      return (c, b) => {
+        if (!c.info.namespace) throw notFoundMessage('the server could not find the requested resource');
+        return localSubjectAccessReview(b, c.info.namespace, c.authorizer);
+      };
+    }
+    if (resource === 'selfsubjectaccessreviews') return (c, b) => selfSubjectAccessReview(b, c.user, c.authorizer);
+    if (resource === 'selfsubjectrulesreviews') {
+      return (c, b) =>
+        selfSubjectRulesReview(b, c.user, (user, ns) =>
+          c.rbac ? rulesFromRbac(resolveRulesForUser(c.rbac, user, ns)) : { resourceRules: [], nonResourceRules: [], incomplete: true },
+        );
+    }
+  }
+  return undefined;
+}
+
+/** TokenRequest (spec 5.4): a signed token for the service account, optionally bound to a Pod or Secret. */
+async function issueToken(ctx: VirtualContext, body: unknown): Promise<ApiObject> {
+  const ns = ctx.info.namespace;
+  const name = ctx.info.name;
+  if (!isObject(body)) throw badRequest('the body must be a TokenRequest');
+  if (body.kind !== undefined && body.kind !== 'TokenRequest') throw badRequest(`expected kind TokenRequest, got ${String(body.kind)}`);
+  const spec = isObject(body.spec) ? body.spec : {};
+  const sa = await getLive(ctx.registry, 'serviceaccounts', ns, name);
+  if (!sa) throw notFound({ kind: 'serviceaccounts', resource: 'serviceaccounts', name });
+  const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? (spec.audiences as string[]) : ctx.apiAudiences;
+  const expirationSeconds = spec.expirationSeconds === undefined ? 3600 : Number(spec.expirationSeconds);
+  if (!Number.isInteger(expirationSeconds)) {
+    throw invalid({ kind: 'TokenRequest', name }, [fieldError.invalid('spec.expirationSeconds', spec.expirationSeconds, 'must be an integer')]);
+  }
+  let boundObject: { kind: 'Pod' | 'Secret'; name: string; uid: string } | undefined;
+  if (isObject(spec.boundObjectRef)) {
+    const ref = spec.boundObjectRef as { kind?: string; name?: string; uid?: string };
+    if (ref.kind !== 'Pod' && ref.kind !== 'Secret') {
+      throw invalid({ kind: 'TokenRequest', name }, [fieldError.notSupported('spec.boundObjectRef.kind', ref.kind, ['Pod', 'Secret'])]);
+    }
+    const live = await getLive(ctx.registry, ref.kind === 'Pod' ? 'pods' : 'secrets', ns, ref.name ?? '');
+    if (!live) throw notFound({ kind: ref.kind === 'Pod' ? 'pods' : 'secrets', resource: ref.kind === 'Pod' ? 'pods' : 'secrets', name: ref.name ?? '' });
+    if (ref.uid && ref.uid !== live.uid) {
+      throw conflict({ kind: ref.kind, name: ref.name ?? '' }, `the UID in the bound object reference (${ref.uid}) does not match the UID in record (${live.uid})`);
+    }
+    boundObject = { kind: ref.kind, name: ref.name ?? '', uid: live.uid };
+  }
+  const { token, expirationTimestamp } = await ctx.issuer.issue({
+    namespace: ns,
+    serviceAccountName: name,
+    serviceAccountUid: sa.uid,
+    audiences,
+    expirationSeconds,
+    ...(boundObject ? { boundObject } : {}),
+  });
+  return {
+    apiVersion: `${AUTHENTICATION_GROUP}/v1`,
+    kind: 'TokenRequest',
+    metadata: { name, namespace: ns, creationTimestamp: null as unknown as string },
+    spec: { audiences, expirationSeconds, boundObjectRef: spec.boundObjectRef ?? null },
+    status: { token, expirationTimestamp },
+  };
+}
+
+async function getLive(registry: Registry, plural: string, ns: string, name: string): Promise<{ uid: string } | undefined> {
+  const store = registry.store('', 'v1', plural);
+  if (!store) return undefined;
+  try {
+    const obj = await store.get(ns, name);
+    return { uid: obj.metadata?.uid ?? '' };
+  } catch (e) {
+    if ((e as { code?: number }).code === 404) return undefined;
+    throw e;
+  }
+}
+
+export type { Res };

@@ -1,0 +1,152 @@
+import { RBAC_GROUP } from '../api/naming.js';
+import type { ApiObject } from '../api/types.js';
+import { isObject } from '../api/types.js';
+import type { UserInfo } from '../authn/index.js';
+import { forbidden } from '../errors/index.js';
+import type { Attributes, Authorizer } from '../authz/index.js';
+import {
+  aggregateRules,
+  confirmNoEscalation,
+  defaultRbacObjects,
+  RbacIndex,
+  reconcile,
+  roleRefChanged,
+  roleRefRules,
+  sameRules,
+  type ClusterRole,
+  type RbacKind,
+  type RoleRef,
+  type Rule,
+} from '../authz/rbac/index.js';
+import type { GenericStore, Registry } from '../registry/index.js';
+
+const KINDS: [RbacKind, string][] = [
+  ['Role', 'roles'],
+  ['ClusterRole', 'clusterroles'],
+  ['RoleBinding', 'rolebindings'],
+  ['ClusterRoleBinding', 'clusterrolebindings'],
+];
+
+const rbacStore = (registry: Registry, plural: string) => {
+  const s = registry.store(RBAC_GROUP, 'v1', plural);
+  if (!s) throw new Error(`${plural}.${RBAC_GROUP} is not registered`);
+  return s;
+};
+
+/**
+ * Keeps an RbacIndex current from the watch caches of the four RBAC types (the storage change feed), so
+ * authorization never reads storage and sees changes made through any server on the same store.
+ */
+export async function feedRbacIndex(registry: Registry, index: RbacIndex): Promise<{ index: RbacIndex; stop(): void }> {
+  const stops: (() => void)[] = [];
+  for (const [kind, plural] of KINDS) {
+    const reader = registry.reader(rbacStore(registry, plural).type);
+    await reader.cacher.ready;
+    // Subscribe and load in one tick: nothing falls between the snapshot and the feed.
+    stops.push(
+      reader.cacher.subscribe(
+        (e) => {
+          const obj = reader.decode(e.item, e.revision);
+          if (e.type === 'PUT') index.upsert(kind, obj);
+          else index.remove(kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+        },
+        () => undefined,
+      ),
+    );
+    for (const item of reader.cacher.range(reader.cacher.prefix)) index.upsert(kind, reader.decode(item));
+  }
+  return { index, stop: () => stops.forEach((s) => s()) };
+}
+
+/** Default ClusterRoles and ClusterRoleBindings (spec 5.8): create what is missing, add missing rules and subjects. */
+export async function reconcileDefaultRbac(registry: Registry, log: (m: string) => void): Promise<void> {
+  for (const wanted of defaultRbacObjects()) {
+    const plural = wanted.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings';
+    const store = rbacStore(registry, plural);
+    const name = wanted.metadata?.name as string;
+    const existing = await store.get(undefined, name).catch((e: { code?: number }) => {
+      if (e.code === 404) return undefined;
+      throw e;
+    });
+    if (existing && plural === 'clusterrolebindings' && roleRefChanged(existing, wanted)) {
+      log(`rbac: ${name} has a different roleRef than the default; recreating it`);
+      await store.delete(undefined, name);
+      await store.create(undefined, wanted);
+      continue;
+    }
+    const next = reconcile(existing, wanted);
+    if (!next) continue;
+    if (existing) await store.update(undefined, name, next);
+    else await store.create(undefined, next).catch((e: { code?: number }) => {
+      if (e.code !== 409) throw e; // another server created it first
+    });
+  }
+}
+
+/**
+ * The ClusterRole aggregation controller (spec 2.7): fills `rules` of every ClusterRole with an
+ * aggregationRule from the ClusterRoles its selectors match, whenever any ClusterRole changes.
+ */
+export function startAggregation(registry: Registry, log: (m: string) => void): () => void {
+  const store = rbacStore(registry, 'clusterroles');
+  const reader = registry.reader(store.type);
+  let scheduled = false;
+  let running = false;
+  const run = async () => {
+    scheduled = false;
+    if (running) return schedule();
+    running = true;
+    try {
+      const all = [...reader.cacher.range(reader.cacher.prefix)].map((i) => reader.decode(i) as ClusterRole);
+      for (const role of all) {
+        const rules = aggregateRules(role, all);
+        if (!rules || sameRules(rules, (role.rules ?? []) as Rule[])) continue;
+        await store
+          .update(undefined, role.metadata?.name as string, { ...role, rules })
+          .catch((e: { message?: string }) => log(`rbac aggregation: ${role.metadata?.name}: ${e.message ?? String(e)}`));
+      }
+    } finally {
+      running = false;
+    }
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => void run());
+  };
+  const stop = reader.cacher.subscribe(schedule, schedule);
+  schedule();
+  return stop;
+}
+
+/**
+ * Escalation prevention (spec 5.8) as admission for RBAC writes: a role needs every permission it grants
+ * (or the `escalate` verb); a binding needs the referenced role's permissions (or the `bind` verb on it).
+ */
+export function rbacAdmission(user: UserInfo, authorizer: Authorizer, index: RbacIndex, plural: string) {
+  const allowedVerb = async (verb: 'escalate' | 'bind', resource: string, namespace: string, name: string) => {
+    const a: Attributes = { user, verb, isResourceRequest: true, path: '', apiGroup: RBAC_GROUP, apiVersion: 'v1', resource, subresource: '', namespace, name };
+    return (await authorizer.authorize(a)).decision === 'allow';
+  };
+  return async (obj: ApiObject): Promise<void> => {
+    const ns = obj.metadata?.namespace ?? '';
+    const name = obj.metadata?.name ?? '';
+    let rules: Rule[];
+    let what: string;
+    if (plural === 'roles' || plural === 'clusterroles') {
+      if (await allowedVerb('escalate', plural, ns, name)) return;
+      rules = (Array.isArray(obj.rules) ? obj.rules : []) as Rule[];
+      what = `${plural === 'roles' ? 'roles' : 'clusterroles'}.${RBAC_GROUP} "${name}"`;
+    } else {
+      const ref = (isObject(obj.roleRef) ? obj.roleRef : {}) as unknown as RoleRef;
+      const refPlural = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+      if (await allowedVerb('bind', refPlural, ref.kind === 'Role' ? ns : '', ref.name)) return;
+      rules = roleRefRules(index, ref, ns).rules;
+      what = `${plural}.${RBAC_GROUP} "${name}"`;
+    }
+    const verdict = confirmNoEscalation(index, user, ns, rules);
+    if (!verdict.allowed) throw forbidden(`${what} is forbidden: ${verdict.message}`, { group: RBAC_GROUP, kind: plural, name });
+  };
+}
+
+export type { GenericStore };
