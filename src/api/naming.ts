@@ -42,3 +42,10 @@ export const OPENAPI_MAP_TYPE = 'x-kubernetes-map-type';
 
 /** Issuer of service account tokens unless `--service-account-issuer` says otherwise. */
 export const DEFAULT_SA_ISSUER = `https://${GROUP_SUFFIX.split('.')[0]}-apiserver.${SYSTEM_NAMESPACE}.svc`;
+
+/**
+ * The reference's own meta group. Real kubectl asks for tables only as `as=Table;g=meta.k8s.io`; orch also
+ * answers that form (echoing the group it was asked for) so that kubectl shows the server's columns. The
+ * canonical form of spec 2.6 is META_GROUP.
+ */
+export const REFERENCE_META_GROUP_ALIAS = 'meta.k8s.io';

@@ -119,11 +119,10 @@ export class Cacher {
     let delay = 100;
     while (!this.ac.signal.aborted) {
       try {
-        const list = await this.backend.list(this.prefix);
-        this.load(list.items, list.revision);
+        const revision = await this.loadAll();
         this.readyResolve();
         delay = 100;
-        const feed = this.backend.watch(this.prefix, list.revision, this.ac.signal, { progress: true });
+        const feed = this.backend.watch(this.prefix, revision, this.ac.signal, { progress: true });
         for await (const e of feed) {
           if (e.type === 'PROGRESS') this.advance(e.revision);
           else if (e.type === 'PUT') this.apply('PUT', e.kv.key, this.toItem(e.kv), e.prev ? this.items.get(e.kv.key) : undefined, e.revision);
@@ -140,9 +139,26 @@ export class Cacher {
     }
   }
 
-  private load(kvs: KeyValue[], revision: number): void {
+  /** Reads the whole prefix in pages at one revision (a bounded peak of memory), then swaps it in. */
+  private async loadAll(): Promise<number> {
+    const items = new Map<string, CachedItem>();
+    let revision: number | undefined;
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await this.backend.list(this.prefix, { limit: 5000, ...(revision ? { revision } : {}), ...(startKey ? { startKey } : {}) });
+      revision = page.revision;
+      for (const kv of page.items) items.set(kv.key, this.toItem(kv));
+      const last = page.items[page.items.length - 1];
+      if (!page.more || !last) break;
+      startKey = `${last.key}\x00`;
+    }
+    this.load(items, revision);
+    return revision;
+  }
+
+  private load(items: Map<string, CachedItem>, revision: number): void {
     const hadData = this.revision > 0;
-    this.items = new Map(kvs.map((kv) => [kv.key, this.toItem(kv)]));
+    this.items = items;
     this.sorted = undefined;
     this.window.reset(revision);
     // Watchers cannot be continued across a relist (they could miss events): end them, clients re-watch.

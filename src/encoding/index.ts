@@ -1,2 +1,5 @@
 export * from './media-type.js';
 export * from './codec.js';
+export * from './table.js';
+export * from './unknown-fields.js';
+export * from './duplicate-fields.js';

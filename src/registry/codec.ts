@@ -49,7 +49,10 @@ export function objectJson(type: ResourceType, value: Uint8Array, revision: numb
 }
 
 /** Labels of a stored object (the watch cache keeps them for label selectors). */
+const LABELS = Buffer.from('"labels":');
 export function labelsOfStored(value: Uint8Array): Record<string, string> | undefined {
+  // Most objects carry no labels: skip the parse (and its garbage) unless the key is there at all.
+  if (!Buffer.from(value.buffer, value.byteOffset, value.byteLength).includes(LABELS)) return undefined;
   try {
     const o = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
     return o.metadata?.labels;

@@ -11,7 +11,8 @@ import {
   type FieldError,
   type Target,
 } from '../errors/index.js';
-import { applyJsonPatch, applyMergePatch, cloneJson, JSON_PATCH, jsonEqual, MERGE_PATCH } from '../patch/index.js';
+import { apply, recordUpdate } from '../apply/index.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, cloneJson, JSON_PATCH, jsonEqual, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../patch/index.js';
 import { isStorageError, type Backend, type KeyValue } from '../storage/index.js';
 import { decodeKV, encodeForStorage } from './codec.js';
 import { itemKey } from './keys.js';
@@ -22,6 +23,13 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /** The field manager of a non-apply write; its changes are recorded as an `Update` entry (spec 2.4). */
+  fieldManager?: string;
+  /**
+   * Field validation of the decoded (or patched) object before anything else: may prune unknown fields,
+   * record warnings, or throw (fieldValidation=Strict, spec 4.2).
+   */
+  checkFields?(obj: ApiObject): ApiObject;
   /**
    * Admission: runs on the final object (after defaulting and validation, before storage) and may reject
    * the write by throwing a StatusError. `old` is undefined on create. Used for RBAC escalation checks.
@@ -74,14 +82,15 @@ export class GenericStore {
     return decodeKV(this.type, kv);
   }
 
-  async create(namespace: string | undefined, body: unknown, opts: WriteOptions = {}): Promise<ApiObject> {
-    const obj = this.checkBody(body, namespace);
+  async create(namespace: string | undefined, body: unknown, opts: WriteOptions & { applied?: boolean } = {}): Promise<ApiObject> {
+    const obj = this.checkFieldsOf(this.checkBody(body, namespace), opts);
     const meta = metaOf(obj);
     const t = this.type;
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName as string);
     initCreateMeta(obj, this.tracksGeneration(obj));
     t.strategy.prepareForCreate?.(obj);
+    this.recordManager(obj, undefined, opts);
     this.validateOrThrow(obj, [
       ...validateObjectMeta(meta, { namespaced: t.namespaced, nameRule: t.strategy.nameRule }),
       ...t.strategy.validate(obj),
@@ -104,7 +113,7 @@ export class GenericStore {
 
   /** PUT: replaces the object (or its status), creating it where the type allows (spec 4.1). */
   async update(namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Promise<{ object: ApiObject; created: boolean }> {
-    const obj = this.checkBody(body, namespace);
+    const obj = this.checkFieldsOf(this.checkBody(body, namespace), opts);
     const meta = metaOf(obj);
     if (meta.name === undefined || meta.name === '') meta.name = name;
     if (meta.name !== name) {
@@ -152,8 +161,9 @@ export class GenericStore {
       let patched: unknown;
       if (patchType === JSON_PATCH) patched = applyJsonPatch(old, patch);
       else if (patchType === MERGE_PATCH) patched = applyMergePatch(old, patch);
+      else if (patchType === STRATEGIC_MERGE_PATCH) patched = applyStrategicMergePatch(old, patch, this.type.schema);
       else throw badRequest(`unsupported patch type ${patchType}`);
-      const obj = this.checkBody(patched, namespace);
+      const obj = this.checkFieldsOf(this.checkBody(patched, namespace), opts);
       const meta = metaOf(obj);
       if (meta.name !== name) throw invalid(this.target(name), [fieldError.invalid('metadata.name', meta.name, 'field is immutable')]);
       // A resourceVersion in the patch is a precondition; otherwise the patch applies to what we just read.
@@ -210,6 +220,78 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Server-side apply (spec 2.4, 4.3): merges the applied configuration into the live object with field
+   * ownership, creating the object when it is missing (`canCreate` checks the create permission).
+   */
+  async apply(
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    opts: WriteOptions & { fieldManager: string; force: boolean; canCreate(): Promise<boolean> },
+  ): Promise<{ object: ApiObject; created: boolean }> {
+    const t = this.type;
+    const applied = this.checkFieldsOf(this.checkBody(body, namespace), opts);
+    const meta = metaOf(applied);
+    if (meta.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
+    if (meta.name === undefined || meta.name === '') meta.name = name;
+    if (meta.name !== name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    const apiVersion = apiVersionOf(t.group, t.version);
+    const ignoreStatus = t.subresources.includes('status') && opts.subresource !== 'status';
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
+      const live = cur ? decodeKV(t, cur) : undefined;
+      const { object, managedFields } = apply({
+        live,
+        applied,
+        schema: t.schema,
+        manager: opts.fieldManager,
+        force: opts.force,
+        apiVersion,
+        ...(opts.subresource ? { subresource: opts.subresource } : {}),
+        now: nowTimestamp(),
+        ignoreStatus,
+      });
+      metaOf(object).managedFields = managedFields as unknown as Record<string, unknown>[];
+      try {
+        if (!cur) {
+          if (opts.subresource) throw notFound(this.target(name));
+          if (!(await opts.canCreate())) throw forbidden(`${t.plural} "${name}" is forbidden: applying a missing object creates it, which needs the create permission`, this.target(name));
+          return { object: await this.create(namespace, object, { ...opts, applied: true }), created: true };
+        }
+        return { object: await this.replace(cur, object, { ...opts, applied: true }), created: false };
+      } catch (e) {
+        const again = isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound') || (e as { reason?: string }).reason === 'AlreadyExists';
+        if (again && attempt < MAX_RETRIES) continue;
+        if (isStorageError(e)) fromStorageError(e);
+        throw e;
+      }
+    }
+  }
+
+  /** Records the writer's changes in managedFields (spec 2.4); `[{}]` in the request resets them (spec 4.3). */
+  private recordManager(obj: ApiObject, old: ApiObject | undefined, opts: WriteOptions & { applied?: boolean }): void {
+    if (!opts.fieldManager || opts.applied) return;
+    const t = this.type;
+    const managed = recordUpdate({
+      live: old,
+      updated: obj,
+      schema: t.schema,
+      manager: opts.fieldManager,
+      apiVersion: apiVersionOf(t.group, t.version),
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+      now: nowTimestamp(),
+      ignoreStatus: t.subresources.includes('status') && opts.subresource !== 'status',
+    });
+    const m = metaOf(obj);
+    if (managed.length > 0) m.managedFields = managed as unknown as Record<string, unknown>[];
+    else delete m.managedFields;
+  }
+
+  private checkFieldsOf(obj: ApiObject, opts: WriteOptions): ApiObject {
+    return opts.checkFields ? opts.checkFields(obj) : obj;
+  }
+
   /** Finalizers that keep a deleted object in storage (metadata.finalizers, plus type-specific ones). */
   pendingFinalizers(obj: ApiObject): string[] {
     const own = Array.isArray(obj.metadata?.finalizers) ? (obj.metadata.finalizers as string[]) : [];
@@ -217,7 +299,7 @@ export class GenericStore {
   }
 
   /** The common tail of update and patch: prepare, validate, and compare-and-swap against `cur`. */
-  private async replace(cur: KeyValue, obj: ApiObject, opts: WriteOptions): Promise<ApiObject> {
+  private async replace(cur: KeyValue, obj: ApiObject, opts: WriteOptions & { applied?: boolean }): Promise<ApiObject> {
     const t = this.type;
     const old = decodeKV(t, cur);
     keepServerMeta(obj, old);
@@ -231,6 +313,7 @@ export class GenericStore {
         metaOf(obj).generation = (typeof old.metadata?.generation === 'number' ? old.metadata.generation : 0) + 1;
       }
     }
+    if (!opts.applied) this.recordManager(obj, old, opts);
     this.validateOrThrow(obj, [
       ...validateObjectMetaUpdate(obj.metadata, old.metadata),
       ...t.strategy.validate(obj),

@@ -8,6 +8,9 @@ import { listObjects, objectJson } from '../../registry/index.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import { serveVirtual } from './virtual.js';
+import { fieldChecker, fieldManagerOf, fieldValidationOf } from './write-options.js';
+import { negotiateWithTables, tableFor } from './table-output.js';
+import type { Attributes } from '../../authz/index.js';
 import { serveWatch } from './watch.js';
 import { RBAC_GROUP } from '../../api/naming.js';
 import { validateBootstrapTokenSecret, type Authenticator, type ServiceAccountTokenIssuer, type UserInfo } from '../../authn/index.js';
@@ -29,6 +32,8 @@ export interface ResourceContext {
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
   user: UserInfo;
   auth: ResourceAuth;
+  /** `Warning: 299` headers for the response (field validation, spec 7). */
+  warnings?: string[];
 }
 
 /** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
@@ -57,16 +62,18 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   }
   const dryRun = parseDryRun(query);
   const admit = admissionFor(ctx, t.group, t.plural);
-  checkFieldValidation(query);
+  const validation = fieldValidationOf(query);
+  const warnings: string[] = (ctx.warnings = []);
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, store, namespace);
     case 'list': {
       if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
-      const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+      const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
       const body = await registry.reader(t).list(namespace, listParams(query));
-      if (rep.mediaType === JSON_MEDIA) return streamList(ctx.res, body, ctx.req.method === 'HEAD');
-      const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as unknown);
+      if (rep.mediaType === JSON_MEDIA && !rep.as) return streamList(ctx.res, body, ctx.req.method === 'HEAD');
+      const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as ApiObject);
+      if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, items, query, body.metadata));
       return respond(ctx, 200, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
     }
     case 'watch':
@@ -74,18 +81,35 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     case 'create': {
       if (info.name) throw methodNotAllowed('POST', `${t.plural} items`);
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
-      const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
-      return respond(ctx, 201, await store.create(namespace, body, { dryRun, ...admit }));
+      const raw = await readBody(ctx.req);
+      const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings) };
+      return respond(ctx, 201, await store.create(namespace, body, write));
     }
     case 'update': {
-      const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
-      const { object, created } = await store.update(namespace, info.name, body, { dryRun, ...sub(info), ...admit });
+      const raw = await readBody(ctx.req);
+      const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings) };
+      const { object, created } = await store.update(namespace, info.name, body, write);
       return respond(ctx, created ? 201 : 200, object);
     }
     case 'patch': {
       const patchType = patchMediaType(header(ctx.req, 'content-type'));
-      const body = decodeBody(patchType, await readBody(ctx.req), [patchType]);
-      return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, { dryRun, ...sub(info), ...admit }));
+      const raw = await readBody(ctx.req);
+      const body = decodeBody(patchType, raw, [patchType]);
+      const checkFields = fieldChecker(validation, t, raw, patchType, warnings);
+      if (patchType === APPLY_PATCH_YAML) {
+        const manager = query.get('fieldManager');
+        if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');
+        const force = query.get('force') === 'true';
+        if (query.has('force') && !['true', 'false'].includes(query.get('force') as string)) throw badRequest('force: Invalid value: must be true or false');
+        const canCreate = async () =>
+          (await ctx.auth.authorizer.authorize({ ...attributesFor(ctx), verb: 'create', name: '', subresource: '' })).decision === 'allow';
+        const { object, created } = await store.apply(namespace, info.name, body, { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, undefined), force, canCreate, checkFields });
+        return respond(ctx, created ? 201 : 200, object);
+      }
+      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields };
+      return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, write));
     }
     case 'delete': {
       const opts = await deleteOptions(ctx);
@@ -109,7 +133,7 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   const t = store.type;
   const rv = ctx.query.get('resourceVersion') ?? '';
   if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
   let value: Uint8Array;
   let revision: number;
   if (rv === '') {
@@ -127,6 +151,7 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
     value = item.value;
     revision = item.modRevision;
   }
+  if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject], ctx.query));
   if (rep.mediaType === JSON_MEDIA) {
     return sendBytes(ctx.res, 200, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
   }
@@ -150,13 +175,18 @@ function admissionFor(ctx: ResourceContext, group: string, plural: string) {
   return {};
 }
 
+function sendRep(ctx: ResourceContext, mediaType: string, obj: unknown): void {
+  sendBytes(ctx.res, 200, mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, mediaType));
+}
+
 function sub(info: RequestInfo) {
   return info.subresource ? { subresource: info.subresource } : {};
 }
 
 /** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */
-export function respond(ctx: { req: Req; res: Res }, code: number, obj: unknown): void {
+export function respond(ctx: { req: Req; res: Res; warnings?: string[] }, code: number, obj: unknown): void {
   const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  if (ctx.warnings && ctx.warnings.length > 0) ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   sendBytes(ctx.res, code, rep.mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, rep.mediaType));
 }
 
@@ -168,22 +198,18 @@ function parseDryRun(q: URLSearchParams): boolean {
   return values.length > 0;
 }
 
-function checkFieldValidation(q: URLSearchParams): void {
-  const v = q.get('fieldValidation');
-  if (v !== null && v !== '' && !['Ignore', 'Warn', 'Strict'].includes(v)) {
-    throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Warn", "Strict"`);
-  }
+/** The request's authorization attributes, for follow-up checks (apply creating an object needs create). */
+function attributesFor(ctx: ResourceContext): Attributes {
+  const i = ctx.info;
+  return { user: ctx.user, verb: i.verb, isResourceRequest: true, path: i.path, apiGroup: i.apiGroup, apiVersion: i.apiVersion, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name };
 }
 
 function patchMediaType(contentType: string | undefined): string {
   if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
   const { type, subtype } = parseMediaType(contentType);
   const media = `${type}/${subtype}`;
-  if (media === JSON_PATCH || media === MERGE_PATCH) return media;
-  if (media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) {
-    throw unsupportedMediaType(`the patch type ${media} is not supported yet; use ${MERGE_PATCH} or ${JSON_PATCH}`);
-  }
-  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}`);
+  if (media === JSON_PATCH || media === MERGE_PATCH || media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) return media;
+  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${STRATEGIC_MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
 }
 
 export function listParams(q: URLSearchParams) {

@@ -1,0 +1,122 @@
+/**
+ * core/v1 volume messages. Volume embeds VolumeSource (field 2), whose sources appear inline in JSON. The
+ * common in-tree sources are described; deprecated cloud-provider sources are not (their JSON is dropped).
+ */
+import type { DescriptorSet } from '../wire.js';
+import { f, K } from './build.js';
+
+export const volumeDescriptors: DescriptorSet = {
+  Volume: { name: f.str(1, K), volumeSource: f.inline(2, 'VolumeSource') },
+  VolumeSource: {
+    hostPath: f.msg(1, 'HostPathVolumeSource'),
+    emptyDir: f.msg(2, 'EmptyDirVolumeSource'),
+    secret: f.msg(6, 'SecretVolumeSource'),
+    nfs: f.msg(7, 'NFSVolumeSource'),
+    iscsi: f.msg(8, 'ISCSIVolumeSource'),
+    persistentVolumeClaim: f.msg(10, 'PersistentVolumeClaimVolumeSource'),
+    downwardAPI: f.msg(16, 'DownwardAPIVolumeSource'),
+    fc: f.msg(17, 'FCVolumeSource'),
+    configMap: f.msg(19, 'ConfigMapVolumeSource'),
+    projected: f.msg(26, 'ProjectedVolumeSource'),
+    csi: f.msg(28, 'CSIVolumeSource'),
+    ephemeral: f.msg(29, 'EphemeralVolumeSource'),
+    image: f.msg(30, 'ImageVolumeSource'),
+  },
+  HostPathVolumeSource: { path: f.str(1, K), type: f.str(2, K) },
+  EmptyDirVolumeSource: { medium: f.str(1), sizeLimit: f.qty(2) },
+  KeyToPath: { key: f.str(1, K), path: f.str(2, K), mode: f.i32(3, K) },
+  SecretVolumeSource: {
+    secretName: f.str(1),
+    items: f.msgs(2, 'KeyToPath'),
+    defaultMode: f.i32(3, K),
+    optional: f.bool(4, K),
+  },
+  ConfigMapVolumeSource: {
+    localObjectReference: f.inline(1, 'LocalObjectReference'),
+    items: f.msgs(2, 'KeyToPath'),
+    defaultMode: f.i32(3, K),
+    optional: f.bool(4, K),
+  },
+  NFSVolumeSource: { server: f.str(1, K), path: f.str(2, K), readOnly: f.bool(3) },
+  PersistentVolumeClaimVolumeSource: { claimName: f.str(1, K), readOnly: f.bool(2) },
+  DownwardAPIVolumeSource: { items: f.msgs(1, 'DownwardAPIVolumeFile'), defaultMode: f.i32(2, K) },
+  DownwardAPIVolumeFile: {
+    path: f.str(1, K),
+    fieldRef: f.msg(2, 'ObjectFieldSelector'),
+    resourceFieldRef: f.msg(3, 'ResourceFieldSelector'),
+    mode: f.i32(4, K),
+  },
+  ProjectedVolumeSource: { sources: f.msgs(1, 'VolumeProjection'), defaultMode: f.i32(2, K) },
+  VolumeProjection: {
+    secret: f.msg(1, 'SecretProjection'),
+    downwardAPI: f.msg(2, 'DownwardAPIProjection'),
+    configMap: f.msg(3, 'ConfigMapProjection'),
+    serviceAccountToken: f.msg(4, 'ServiceAccountTokenProjection'),
+    clusterTrustBundle: f.msg(5, 'ClusterTrustBundleProjection'),
+  },
+  // Field 3 of both projections is unused by the reference.
+  SecretProjection: {
+    localObjectReference: f.inline(1, 'LocalObjectReference'),
+    items: f.msgs(2, 'KeyToPath'),
+    optional: f.bool(4, K),
+  },
+  ConfigMapProjection: {
+    localObjectReference: f.inline(1, 'LocalObjectReference'),
+    items: f.msgs(2, 'KeyToPath'),
+    optional: f.bool(4, K),
+  },
+  DownwardAPIProjection: { items: f.msgs(1, 'DownwardAPIVolumeFile') },
+  ServiceAccountTokenProjection: { audience: f.str(1), expirationSeconds: f.i64(2, K), path: f.str(3, K) },
+  ClusterTrustBundleProjection: {
+    name: f.str(1, K),
+    signerName: f.str(2, K),
+    labelSelector: f.msg(3, 'LabelSelector'),
+    path: f.str(4, K),
+    optional: f.bool(5, K),
+  },
+  ImageVolumeSource: { reference: f.str(1), pullPolicy: f.str(2) },
+  CSIVolumeSource: {
+    driver: f.str(1, K),
+    readOnly: f.bool(2, K),
+    fsType: f.str(3, K),
+    volumeAttributes: f.map(4),
+    nodePublishSecretRef: f.msg(5, 'LocalObjectReference'),
+  },
+  ISCSIVolumeSource: {
+    targetPortal: f.str(1, K),
+    iqn: f.str(2, K),
+    lun: f.i32(3, K),
+    iscsiInterface: f.str(4),
+    fsType: f.str(5),
+    readOnly: f.bool(6),
+    portals: f.strs(7),
+    chapAuthDiscovery: f.bool(8),
+    secretRef: f.msg(10, 'LocalObjectReference'),
+    chapAuthSession: f.bool(11),
+    initiatorName: f.str(12, K),
+  },
+  FCVolumeSource: {
+    targetWWNs: f.strs(1),
+    lun: f.i32(2, K),
+    fsType: f.str(3),
+    readOnly: f.bool(4),
+    wwids: f.strs(5),
+  },
+  EphemeralVolumeSource: { volumeClaimTemplate: f.msg(1, 'PersistentVolumeClaimTemplate') },
+  PersistentVolumeClaimTemplate: { metadata: f.msg(1, 'ObjectMeta'), spec: f.msg(2, 'PersistentVolumeClaimSpec') },
+  PersistentVolumeClaimSpec: {
+    accessModes: f.strs(1),
+    resources: f.msg(2, 'VolumeResourceRequirements'),
+    volumeName: f.str(3),
+    selector: f.msg(4, 'LabelSelector'),
+    storageClassName: f.str(5, K),
+    volumeMode: f.str(6, K),
+    dataSource: f.msg(7, 'TypedLocalObjectReference'),
+    dataSourceRef: f.msg(8, 'TypedObjectReference'),
+    volumeAttributesClassName: f.str(9, K),
+  },
+  // Field 3 (claims) is reserved by the reference.
+  VolumeResourceRequirements: { limits: f.map(1, 'quantity'), requests: f.map(2, 'quantity') },
+  TypedLocalObjectReference: { apiGroup: f.str(1, K), kind: f.str(2, K), name: f.str(3, K) },
+  TypedObjectReference: { apiGroup: f.str(1, K), kind: f.str(2, K), name: f.str(3, K), namespace: f.str(4, K) },
+};
