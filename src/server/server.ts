@@ -213,6 +213,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         server.close(() => resolve());
         if (inFlight === 0) for (const s of sockets) s.destroy();
         else idle = () => sockets.forEach((s) => s.destroy());
+        // Requests still stuck after the drain period (a client that never sends its body) are cut off.
+        setTimeout(() => sockets.forEach((s) => s.destroy()), 5000).unref();
       });
       await backend.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
