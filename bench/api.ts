@@ -19,14 +19,14 @@ const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 5000);
 const CLIENTS = 64;
 const SESSIONS = 8;
 
-interface Target {
+export interface Target {
   url: string;
   token: string;
   ca?: string;
   insecure?: boolean;
 }
 
-function request(s: ClientHttp2Session, t: Target, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: any }> {
+export function request(s: ClientHttp2Session, t: Target, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ':method': method, ':path': path, authorization: `Bearer ${t.token}`, accept: 'application/json' };
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -81,11 +81,12 @@ async function benchTarget(t: Target): Promise<Record<string, string>[]> {
 }
 
 /** Starts orch-apiserver as a child process on a fresh data dir; resolves once /readyz answers 200. */
-async function startChild(): Promise<{ target: Target; readyMs: number; stop(): Promise<void> }> {
+export async function startChild(extraArgs: string[] = [], prepare?: (dir: string) => void): Promise<{ target: Target; readyMs: number; dir: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-bench-api-'));
+  prepare?.(dir);
   const t0 = performance.now();
   const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0', ...extraArgs.map((a) => a.replace('{dir}', dir))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c) => {
@@ -112,6 +113,7 @@ async function startChild(): Promise<{ target: Target; readyMs: number; stop(): 
   return {
     target,
     readyMs,
+    dir,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

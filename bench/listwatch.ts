@@ -21,8 +21,8 @@ interface Srv {
   dir: string;
 }
 
-async function startChild(): Promise<Srv> {
-  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-lw-'));
+async function startChild(existingDir?: string): Promise<Srv> {
+  const dir = existingDir ?? mkdtempSync(join(tmpdir(), 'orch-bench-lw-'));
   const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
   const child = spawn(process.execPath, ['--max-old-space-size=4096', bin, `--data-dir=${dir}`, '--secure-port=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
@@ -162,7 +162,7 @@ async function fanOut(srv: Srv, watchers: number, seconds: number): Promise<Reco
 export async function main(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { objects: { type: 'string' }, watchers: { type: 'string' }, seconds: { type: 'string' } } });
   const sizes = (values.objects ?? '17000,100000').split(',').map(Number);
-  const srv = await startChild();
+  let srv = await startChild();
   const rows: Record<string, string>[] = [];
   try {
     const sessions = Array.from({ length: 8 }, () => connect(srv.url, { ca: srv.ca }));
@@ -189,6 +189,21 @@ export async function main(args: string[]): Promise<void> {
       }
     }
     for (const x of sessions) x.close();
+    // Memory per stored object without the garbage of the fill: a fresh process loads the same store into its
+    // watch caches; compare with a fresh process on an empty store.
+    srv.child.kill('SIGTERM');
+    await new Promise((r) => srv.child.once('exit', r));
+    srv = await startChild(srv.dir);
+    await new Promise((r) => setTimeout(r, 2000));
+    const reloaded = rssMB(srv.child.pid!);
+    const blank = await startChild();
+    await new Promise((r) => setTimeout(r, 2000));
+    const emptyFresh = rssMB(blank.child.pid!);
+    blank.child.kill('SIGTERM');
+    await new Promise((r) => blank.child.once('exit', r));
+    rmSync(blank.dir, { recursive: true, force: true });
+    const n = sizes[sizes.length - 1]!;
+    console.log(`fresh process with ${fmt(n)} objects: RSS ${fmt(reloaded)} MB; fresh process with an empty store: ${fmt(emptyFresh)} MB; ${fmt(((reloaded - emptyFresh) * 1024 * 1024) / n / 1000, 2)} KB per stored 1 KiB object`);
     console.log(`listwatch benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, ${new Date().toISOString().slice(0, 10)}; server: orch-apiserver, SQLite synchronous=FULL`);
     console.table(rows);
     const fan = await fanOut(srv, Number(values.watchers ?? 1000), Number(values.seconds ?? 30));

@@ -3,6 +3,8 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   storage: () => import('./storage.js'),
   api: () => import('./api.js'),
   listwatch: () => import('./listwatch.js'),
+  rbac: () => import('./rbac.js'),
+  apply: () => import('./apply.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,9 +1,11 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { badRequest, unsupportedMediaType } from '../errors/index.js';
+import { PROTOBUF_MEDIA_TYPE } from '../api/naming.js';
 import { JSON_MEDIA, parseMediaType, YAML_MEDIA } from './media-type.js';
+import { decodeProtobuf, encodeProtobuf } from './protobuf/index.js';
 
-/** Media types a request body may have for create and update. */
-export const BODY_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA] as const;
+/** Media types a request body may have for create and update (protobuf must be declared, spec 4.4). */
+export const BODY_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE] as const;
 
 /** Decodes a request body; the media type must be one of `allowed` (415 otherwise), the bytes must parse (400). */
 export function decodeBody(contentType: string | undefined, body: Buffer, allowed: readonly string[] = BODY_MEDIA_TYPES): unknown {
@@ -12,6 +14,7 @@ export function decodeBody(contentType: string | undefined, body: Buffer, allowe
   if (!allowed.includes(media)) {
     throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${allowed.join(', ')}`);
   }
+  if (media === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(body);
   const text = body.toString('utf8');
   if (media === YAML_MEDIA || media.endsWith('+yaml')) return parseYamlText(text);
   try {
@@ -30,6 +33,7 @@ export function parseYamlText(text: string): unknown {
 }
 
 export function encode(value: unknown, mediaType: string): Buffer {
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return encodeProtobuf(value as Parameters<typeof encodeProtobuf>[0]);
   if (mediaType === YAML_MEDIA) return Buffer.from(stringifyYaml(value, { version: '1.1', aliasDuplicateObjects: false }));
   return Buffer.from(JSON.stringify(value));
 }

@@ -3,3 +3,4 @@ export * from './codec.js';
 export * from './table.js';
 export * from './unknown-fields.js';
 export * from './duplicate-fields.js';
+export { decodeProtobuf, encodeProtobuf, encodeWatchEventProtobuf, supportsProtobuf } from './protobuf/index.js';

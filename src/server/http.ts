@@ -18,6 +18,7 @@ export interface Res {
   statusCode: number;
   headersSent: boolean;
   writableEnded: boolean;
+  writableNeedDrain?: boolean;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   getHeader(name: string): unknown;
   write(chunk: Buffer | string, cb?: (err?: Error | null) => void): boolean;
@@ -96,6 +97,7 @@ export async function streamList(
   res: Res,
   body: { kind: string; apiVersion: string; metadata: object; items: Iterable<Buffer> },
   headOnly = false,
+  out: { write(b: Buffer): boolean; end(b: Buffer): void } = { write: (b) => res.write(b), end: (b) => void res.end(b) },
 ): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/json');
@@ -113,7 +115,7 @@ export async function streamList(
     chunk.push(item);
     size += item.length + 1;
     if (size >= 64 * 1024) {
-      const ok = res.write(Buffer.concat(chunk));
+      const ok = out.write(Buffer.concat(chunk));
       chunk = [];
       size = 0;
       if (!ok) await drained(res);
@@ -121,5 +123,5 @@ export async function streamList(
     }
   }
   chunk.push(Buffer.from(`],"metadata":${JSON.stringify(body.metadata)}}`));
-  res.end(Buffer.concat(chunk));
+  out.end(Buffer.concat(chunk));
 }

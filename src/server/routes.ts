@@ -27,7 +27,7 @@ export interface RouteDeps {
   openapiV3: () => { index: Buffer; documents: Map<string, Buffer> };
   serverAddress: string;
   shutdown: AbortSignal;
-  features: { watchList: boolean };
+  features: { watchList: boolean; compression: boolean };
   auth: ResourceAuth;
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
 }

@@ -130,7 +130,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       openapiV3,
       serverAddress: `${bind}:${opts.port ?? 6443}`,
       shutdown: shutdownAc.signal,
-      features: { watchList: features.WatchList === true },
+      features: { watchList: features.WatchList === true, compression: features.APIResponseCompression !== false },
       auth: {
         authenticator: auth.authenticator,
         authorizer,

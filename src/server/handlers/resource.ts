@@ -9,6 +9,8 @@ import { header, readBody, sendBytes, streamList, type Req, type Res } from '../
 import type { RequestInfo } from '../request-info.js';
 import { serveVirtual } from './virtual.js';
 import { fieldChecker, fieldManagerOf, fieldValidationOf } from './write-options.js';
+import { gzipWhenLarge, maybeGzip } from '../compression.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
 import type { Attributes } from '../../authz/index.js';
 import { serveWatch } from './watch.js';
@@ -18,7 +20,7 @@ import type { Authorizer } from '../../authz/index.js';
 import type { RbacIndex } from '../../authz/rbac/index.js';
 import { rbacAdmission } from '../rbac-setup.js';
 
-const OFFERS = [JSON_MEDIA, YAML_MEDIA];
+const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
 
 export interface ResourceContext {
   req: Req;
@@ -28,7 +30,7 @@ export interface ResourceContext {
   registry: Registry;
   /** Ends watches when the server shuts down. */
   shutdown: AbortSignal;
-  features: { watchList: boolean };
+  features: { watchList: boolean; compression: boolean };
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
   user: UserInfo;
   auth: ResourceAuth;
@@ -71,10 +73,12 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
       const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
       const body = await registry.reader(t).list(namespace, listParams(query));
-      if (rep.mediaType === JSON_MEDIA && !rep.as) return streamList(ctx.res, body, ctx.req.method === 'HEAD');
+      if (rep.mediaType === JSON_MEDIA && !rep.as) {
+        return streamList(ctx.res, body, ctx.req.method === 'HEAD', gzipWhenLarge(ctx.req, ctx.res, ctx.features.compression));
+      }
       const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as ApiObject);
-      if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, items, query, body.metadata));
-      return respond(ctx, 200, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
+      if (rep.as) return sendRep(ctx, rep.mediaType === PROTOBUF_MEDIA_TYPE ? JSON_MEDIA : rep.mediaType, tableFor(t, rep, items, query, body.metadata));
+      return sendRep(ctx, rep.mediaType, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
     }
     case 'watch':
       return serveWatch(ctx, store, namespace);
@@ -152,10 +156,8 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
     revision = item.modRevision;
   }
   if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject], ctx.query));
-  if (rep.mediaType === JSON_MEDIA) {
-    return sendBytes(ctx.res, 200, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
-  }
-  return respond(ctx, 200, JSON.parse(objectJson(t, value, revision).toString('utf8')));
+  if (rep.mediaType === JSON_MEDIA) return sendRaw(ctx, JSON_MEDIA, objectJson(t, value, revision));
+  return sendRep(ctx, rep.mediaType, JSON.parse(objectJson(t, value, revision).toString('utf8')));
 }
 
 /**
@@ -176,7 +178,13 @@ function admissionFor(ctx: ResourceContext, group: string, plural: string) {
 }
 
 function sendRep(ctx: ResourceContext, mediaType: string, obj: unknown): void {
-  sendBytes(ctx.res, 200, mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, mediaType));
+  sendRaw(ctx, mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, mediaType));
+}
+
+/** Get and list responses: gzip above 128 KiB when the client accepts it (spec 4.4). */
+function sendRaw(ctx: ResourceContext, mediaType: string, body: Buffer): void {
+  if (ctx.req.method === 'HEAD') return sendBytes(ctx.res, 200, mediaType, Buffer.alloc(0));
+  sendBytes(ctx.res, 200, mediaType, maybeGzip(ctx.req, ctx.res, body, ctx.features.compression));
 }
 
 function sub(info: RequestInfo) {

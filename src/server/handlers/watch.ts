@@ -1,4 +1,5 @@
-import { JSON_MEDIA, negotiate } from '../../encoding/index.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
+import { encodeWatchEventProtobuf, JSON_MEDIA, negotiate } from '../../encoding/index.js';
 import { badRequest, notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
@@ -20,7 +21,7 @@ function flag(q: URLSearchParams, name: string): boolean | undefined {
 export async function serveWatch(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
   let media: string;
   try {
-    media = negotiate(header(ctx.req, 'accept'), [JSON_MEDIA]).mediaType;
+    media = negotiate(header(ctx.req, 'accept'), [JSON_MEDIA, PROTOBUF_MEDIA_TYPE]).mediaType;
   } catch {
     throw notAcceptable('watch streams are served as application/json only; YAML is not a streaming format');
   }
@@ -55,12 +56,14 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     const first = events.next();
     const early = await Promise.race([first, new Promise<'pending'>((r) => setTimeout(() => r('pending'), 20))]);
     ctx.res.statusCode = 200;
-    ctx.res.setHeader('Content-Type', media);
+    ctx.res.setHeader('Content-Type', media === PROTOBUF_MEDIA_TYPE ? `${media};stream=watch` : media);
     ctx.res.setHeader('Cache-Control', 'no-cache, private');
     (ctx.res as { flushHeaders?: () => void }).flushHeaders?.();
     let r = early === 'pending' ? await first : early;
     while (!r.done) {
-      if (!ctx.res.write(r.value)) await drained(ctx.res, ac.signal);
+      // Protobuf watches re-encode each shared JSON line into the length-prefixed frame (spec 4.4).
+      const bytes = media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
+      if (!ctx.res.write(bytes)) await drained(ctx.res, ac.signal);
       if (ac.signal.aborted) break;
       r = await events.next();
     }
@@ -69,4 +72,9 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     ctx.shutdown.removeEventListener('abort', stop);
     if (!ctx.res.writableEnded) ctx.res.end();
   }
+}
+
+function toProtobufFrame(line: Buffer): Buffer {
+  const e = JSON.parse(line.toString('utf8')) as { type: string; object: Parameters<typeof encodeWatchEventProtobuf>[1] };
+  return encodeWatchEventProtobuf(e.type, e.object);
 }
