@@ -42,3 +42,17 @@ export function keepServerMeta(obj: ApiObject, old: ApiObject): void {
   // A client that does not send managedFields keeps the recorded ones (spec 2.4).
   if (m.managedFields === undefined && o.managedFields !== undefined) m.managedFields = o.managedFields;
 }
+
+/**
+ * Metadata for a status write: the main resource owns these fields, so a write through /status keeps the
+ * stored ones (the reference's ResetObjectMetaForStatus).
+ */
+export function metadataForStatusWrite(o: ApiObject, old: ApiObject): ApiObject['metadata'] {
+  const meta = { ...(o.metadata ?? {}) };
+  for (const k of ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences']) {
+    const v = old.metadata?.[k];
+    if (v === undefined) delete meta[k];
+    else meta[k] = v;
+  }
+  return meta;
+}

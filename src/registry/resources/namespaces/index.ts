@@ -8,6 +8,7 @@ import { fieldError, type FieldError } from '../../../errors/index.js';
 import { arrayOf, column, mapList, obj, objectSchema, pathValue, str, time } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';
+import { metadataForStatusWrite } from '../../object-meta.js';
 
 /** Finalizer names without a `/` prefix must be one of the reference's standard names. */
 const STANDARD_FINALIZERS = new Set([NAMESPACE_FINALIZER, 'orphan', 'foregroundDeletion']);
@@ -91,7 +92,7 @@ export const namespaces: ResourceType = {
     },
     prepareForStatusUpdate(o, old) {
       o.spec = old.spec;
-      o.metadata = keepStoreOwnedMeta(o, old);
+      o.metadata = metadataForStatusWrite(o, old);
       setNameLabel(o);
     },
     prepareForFinalizeUpdate(o, old) {
@@ -100,7 +101,7 @@ export const namespaces: ResourceType = {
       o.spec = { ...(isObject(old.spec) ? old.spec : {}), finalizers };
       if (finalizers === undefined) delete (o.spec as Record<string, unknown>).finalizers;
       o.status = old.status;
-      o.metadata = keepStoreOwnedMeta(o, old);
+      o.metadata = metadataForStatusWrite(o, old);
       setNameLabel(o);
     },
     // spec.finalizers keeps a deleted namespace while the lifecycle empties it (spec 3.1).
@@ -144,13 +145,3 @@ export const namespaces: ResourceType = {
   selectableFields: (o) => ({ 'status.phase': String(pathValue(o, 'status.phase') ?? '') }),
 };
 
-/** A status write may not change metadata the main resource owns (the reference's ResetObjectMetaForStatus). */
-function keepStoreOwnedMeta(o: ApiObject, old: ApiObject): ApiObject['metadata'] {
-  const meta = { ...(o.metadata ?? {}) };
-  for (const k of ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences']) {
-    const v = old.metadata?.[k];
-    if (v === undefined) delete meta[k];
-    else meta[k] = v;
-  }
-  return meta;
-}

@@ -8,6 +8,7 @@ import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { isLabelValue, isQualifiedName } from '../../validation/index.js';
 import { nodeSchema } from './schema.js';
+import { metadataForStatusWrite } from '../../object-meta.js';
 
 type Obj = Record<string, unknown>;
 
@@ -118,16 +119,6 @@ const address = (o: ApiObject, type: string) =>
   text(objects(rec(o.status).addresses).find((a) => a.type === type)?.address) || '<none>';
 const info = (o: ApiObject, key: string) => text(rec(rec(o.status).nodeInfo)[key]) || '<unknown>';
 
-/** A status write may not change metadata the main resource owns (the reference's ResetObjectMetaForStatus). */
-function keepMetadata(o: ApiObject, old: ApiObject): ApiObject['metadata'] {
-  const meta = { ...(o.metadata ?? {}) };
-  for (const k of ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences']) {
-    const v = old.metadata?.[k];
-    if (v === undefined) delete meta[k];
-    else meta[k] = v;
-  }
-  return meta;
-}
 
 export const nodes: ResourceType = {
   group: '',
@@ -157,7 +148,7 @@ export const nodes: ResourceType = {
     },
     prepareForStatusUpdate(o, old) {
       o.spec = old.spec;
-      o.metadata = keepMetadata(o, old);
+      o.metadata = metadataForStatusWrite(o, old);
       defaultAllocatable(o);
     },
     validate,

@@ -5,17 +5,8 @@ import { allocate, applyServiceDefaults, carryAllocations, specOf } from './defa
 import { serviceSchema } from './schema.js';
 import { serviceColumns } from './table.js';
 import { validateService, validateServiceUpdate } from './validation.js';
+import { metadataForStatusWrite } from '../../object-meta.js';
 
-/** A status write may not change metadata the main resource owns (the reference's ResetObjectMetaForStatus). */
-function keepMetadata(o: ApiObject, old: ApiObject): ApiObject['metadata'] {
-  const meta = { ...(o.metadata ?? {}) };
-  for (const k of ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences']) {
-    const v = old.metadata?.[k];
-    if (v === undefined) delete meta[k];
-    else meta[k] = v;
-  }
-  return meta;
-}
 
 export const services: ResourceType = {
   group: '',
@@ -51,7 +42,7 @@ export const services: ResourceType = {
     },
     prepareForStatusUpdate(o, old) {
       o.spec = old.spec;
-      o.metadata = keepMetadata(o, old);
+      o.metadata = metadataForStatusWrite(o, old);
     },
     validate: validateService,
     validateUpdate: validateServiceUpdate,
