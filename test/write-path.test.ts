@@ -129,6 +129,32 @@ describe('write path over HTTPS (spec 2.4, 4.2, 4.3, 7)', () => {
     assert.equal(leases.json.rows[0].object, undefined);
     const one = await call('GET', '/api/v1/namespaces/default?includeObject=Object', { headers: accept });
     assert.equal(one.json.rows[0].object.kind, 'Namespace');
+    const { watchEvents } = await import('./helpers/client.js');
+    const w = watchEvents(server, '/api/v1/namespaces/default/pods?watch=1', 1);
+    const [first] = await (async () => {
+      // watchEvents sends no Accept header; ask for tables through a raw request instead.
+      const { request } = await import('node:https');
+      return new Promise<any[]>((resolve, reject) => {
+        const req = request(new URL('/api/v1/namespaces/default/pods?watch=1', server.url), { headers: { authorization: `Bearer ${server.adminToken}`, accept: accept.accept }, ca: server.caCertPem }, (res) => {
+          let buf = '';
+          res.on('data', (c) => {
+            buf += c;
+            const i = buf.indexOf('\n');
+            if (i >= 0) {
+              req.destroy();
+              resolve([JSON.parse(buf.slice(0, i))]);
+            }
+          });
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    })();
+    await w;
+    assert.equal(first.type, 'ADDED');
+    assert.equal(first.object.kind, 'Table', 'watch events carry one-row tables');
+    assert.equal(first.object.rows.length, 1);
+    assert.ok(first.object.columnDefinitions.length > 0);
     const fallback = await call('GET', '/api/v1/namespaces/default', { headers: { accept: 'application/json;as=Table;g=nope.example;v=v1, application/json' } });
     assert.equal(fallback.json.kind, 'Namespace', 'an unsupported alternative falls back to the next entry');
   });

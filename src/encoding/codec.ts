@@ -16,7 +16,17 @@ export function decodeBody(contentType: string | undefined, body: Buffer, allowe
   }
   if (media === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(body);
   const text = body.toString('utf8');
-  if (media === YAML_MEDIA || media.endsWith('+yaml')) return parseYamlText(text);
+  if (media === YAML_MEDIA || media.endsWith('+yaml')) {
+    // JSON is valid YAML and far cheaper to parse: most apply bodies from clients are JSON.
+    if (looksLikeJson(text)) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        /* not JSON after all: parse as YAML */
+      }
+    }
+    return parseYamlText(text);
+  }
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -36,4 +46,14 @@ export function encode(value: unknown, mediaType: string): Buffer {
   if (mediaType === PROTOBUF_MEDIA_TYPE) return encodeProtobuf(value as Parameters<typeof encodeProtobuf>[0]);
   if (mediaType === YAML_MEDIA) return Buffer.from(stringifyYaml(value, { version: '1.1', aliasDuplicateObjects: false }));
   return Buffer.from(JSON.stringify(value));
+}
+
+/** True when a body starts like a JSON object (so YAML parsing can be skipped). */
+export function looksLikeJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x7b; // {
+  }
+  return false;
 }

@@ -11,7 +11,9 @@ export const hasOwn = (o: object, key: string) => Object.prototype.hasOwnPropert
  * object's prototype instead of adding a member.
  */
 export function setOwn(o: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` needs defineProperty; plain assignment is much faster for every other key.
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
 }
 
 /** Deep copy of a JSON value that shares nothing with its input. */

@@ -1,5 +1,8 @@
 import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
-import { encodeWatchEventProtobuf, JSON_MEDIA, negotiate } from '../../encoding/index.js';
+import { encodeWatchEventProtobuf, JSON_MEDIA, type Representation } from '../../encoding/index.js';
+import type { ApiObject } from '../../api/types.js';
+import type { ResourceType } from '../../registry/index.js';
+import { negotiateWithTables, tableFor } from './table-output.js';
 import { badRequest, notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
@@ -20,8 +23,15 @@ function flag(q: URLSearchParams, name: string): boolean | undefined {
  */
 export async function serveWatch(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
   let media: string;
+  let table: Representation | undefined;
   try {
-    media = negotiate(header(ctx.req, 'accept'), [JSON_MEDIA, PROTOBUF_MEDIA_TYPE]).mediaType;
+    const rep = negotiateWithTables(header(ctx.req, 'accept'), [JSON_MEDIA, PROTOBUF_MEDIA_TYPE]);
+    media = rep.mediaType;
+    // Tables are JSON documents (spec 2.6): each event's object becomes a one-row Table.
+    if (rep.as) {
+      table = rep;
+      media = JSON_MEDIA;
+    }
   } catch {
     throw notAcceptable('watch streams are served as application/json only; YAML is not a streaming format');
   }
@@ -49,6 +59,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
   const stop = () => ac.abort();
   ctx.res.on('close', stop);
   ctx.shutdown.addEventListener('abort', stop, { once: true });
+  let columnsSent = 0;
   const events = watchFromCache(ctx.registry.reader(store.type), namespace, request, ac.signal);
   try {
     // Errors found before the first event (selectors, a too large resourceVersion) are still plain Statuses;
@@ -62,7 +73,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     let r = early === 'pending' ? await first : early;
     while (!r.done) {
       // Protobuf watches re-encode each shared JSON line into the length-prefixed frame (spec 4.4).
-      const bytes = media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
+      const bytes = table ? toTableLine(r.value, store.type, table, q, columnsSent++ === 0) : media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
       if (!ctx.res.write(bytes)) await drained(ctx.res, ac.signal);
       if (ac.signal.aborted) break;
       r = await events.next();
@@ -77,4 +88,15 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
 function toProtobufFrame(line: Buffer): Buffer {
   const e = JSON.parse(line.toString('utf8')) as { type: string; object: Parameters<typeof encodeWatchEventProtobuf>[1] };
   return encodeWatchEventProtobuf(e.type, e.object);
+}
+
+/** A watch event whose object is rendered as a Table; column definitions go with the first event only. */
+function toTableLine(line: Buffer, type: ResourceType, rep: Representation, q: URLSearchParams, first: boolean): Buffer {
+  const e = JSON.parse(line.toString('utf8')) as { type: string; object: ApiObject };
+  if (e.type === 'ERROR') return line;
+  const rv = e.object.metadata?.resourceVersion;
+  const objects = e.type === 'BOOKMARK' ? [] : [e.object];
+  const t = tableFor(type, rep, objects, q, rv ? { resourceVersion: rv } : undefined) as { columnDefinitions?: unknown[] };
+  if (!first) t.columnDefinitions = [];
+  return Buffer.from(`${JSON.stringify({ type: e.type, object: t })}\n`);
 }

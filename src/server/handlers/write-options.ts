@@ -3,6 +3,7 @@ import {
   findDuplicateFieldsJson,
   findDuplicateFieldsYaml,
   findUnknownFields,
+  looksLikeJson,
   parseMediaType,
   pruneUnknownFields,
   strictDecodingMessage,
@@ -48,7 +49,8 @@ export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Bu
     const { type: t, subtype } = parseMediaType(contentType ?? 'application/json');
     const media = `${t}/${subtype}`;
     const text = body.toString('utf8');
-    duplicates = media === YAML_MEDIA || media.endsWith('+yaml') ? findDuplicateFieldsYaml(text) : findDuplicateFieldsJson(text);
+    const yaml = (media === YAML_MEDIA || media.endsWith('+yaml')) && !looksLikeJson(text);
+    duplicates = yaml ? findDuplicateFieldsYaml(text) : findDuplicateFieldsJson(text);
   }
   let checkedDuplicates = false;
   return (obj: ApiObject): ApiObject => {
