@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { client } from './helpers/client.js';
+import { client, watchEvents } from './helpers/client.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-apiserver.js', import.meta.url));
 const dirs: string[] = [];
@@ -136,6 +136,32 @@ describe('orch-apiserver process (spec 4.9, 5.3)', () => {
     } finally {
       s.child.kill('SIGTERM');
       await s.exited;
+    }
+  });
+
+  it('two server processes on one SQLite file see each other\'s writes in their watches (architecture rule 1)', async () => {
+    const dir = tempDir();
+    const a = await startProcess([`--data-dir=${dir}`]);
+    const b = await startProcess([`--data-dir=${dir}`]);
+    try {
+      const cfg = parse(readFileSync(a.kubeconfig, 'utf8'));
+      const ca = Buffer.from(cfg.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
+      const token = cfg.users[0].user.token as string;
+      const sa = { url: a.url, caCertPem: ca, adminToken: token };
+      const sb = { url: b.url, caCertPem: ca, adminToken: token };
+      const rv = (await client(sa)('GET', '/api/v1/namespaces/default/configmaps')).json.metadata.resourceVersion;
+      const onA = watchEvents(sa, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`, 2, 10_000);
+      const onB = watchEvents(sb, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`, 2, 10_000);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal((await client(sa)('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-a' } } })).status, 201);
+      assert.equal((await client(sb)('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-b' } } })).status, 201);
+      for (const events of [await onA, await onB]) {
+        assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED from-a', 'ADDED from-b']);
+      }
+    } finally {
+      a.child.kill('SIGTERM');
+      b.child.kill('SIGTERM');
+      await Promise.all([a.exited, b.exited]);
     }
   });
 });
