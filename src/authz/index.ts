@@ -51,22 +51,6 @@ export class UnionAuthorizer implements Authorizer {
   }
 }
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'] as const;
-
-/** Builds the union for `--authorization-mode`; an unknown mode is a start-up error. */
-export function authorizerForModes(modes: string[]): Authorizer {
-  if (modes.length === 0) throw new Error('--authorization-mode: at least one mode is required');
-  const seen = new Set<string>();
-  const list = modes.map((m) => {
-    if (seen.has(m)) throw new Error(`--authorization-mode: "${m}" is listed more than once`);
-    seen.add(m);
-    if (m === 'AlwaysAllow') return new AlwaysAllowAuthorizer();
-    if (m === 'AlwaysDeny') return new AlwaysDenyAuthorizer();
-    throw new Error(`--authorization-mode: unknown authorization mode "${m}" (supported: ${AUTHORIZATION_MODES.join(', ')})`);
-  });
-  return new UnionAuthorizer(list);
-}
-
 /** The 403 message in the reference's form. */
 export function forbiddenMessage(a: Attributes, reason?: string): string {
   const who = `User "${a.user.username}"`;

@@ -1,6 +1,5 @@
-import type { ApiObject, WatchEventObject } from '../api/types.js';
-import { apiVersionOf } from '../api/types.js';
-import { badRequest, gone, StatusError, timeout } from '../errors/index.js';
+import type { ApiObject } from '../api/types.js';
+import { badRequest, timeout } from '../errors/index.js';
 import {
   checkSupportedFields,
   isEmpty,
@@ -11,8 +10,8 @@ import {
   type FieldSelector,
   type LabelSelector,
 } from '../selectors/index.js';
-import { isStorageError, type Backend, type WatchEvent } from '../storage/index.js';
-import { decodeFromStorage, decodeKV } from './codec.js';
+import { isStorageError, type Backend } from '../storage/index.js';
+import { decodeKV } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
 import { fromStorageError } from './storage-errors.js';
@@ -151,73 +150,4 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
   const result: ListResult = { items, resourceVersion: String(revision) };
   if (next) result.continue = encodeContinue({ rv: revision as number, start: next });
   return result;
-}
-
-export function listObject(type: ResourceType, r: ListResult): ApiObject {
-  const metadata: Record<string, unknown> = { resourceVersion: r.resourceVersion };
-  if (r.continue) metadata.continue = r.continue;
-  if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
-  return { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata, items: r.items };
-}
-
-export interface WatchParams {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-}
-
-/**
- * A watch straight from the storage change feed (spec 4.5 start semantics): unset or "0" begins with
- * synthetic ADDED events for the current state; a non-zero version starts exactly after it.
- * Objects entering or leaving the selector appear as ADDED / DELETED, as clients' caches expect.
- */
-export async function* watchObjects(
-  type: ResourceType,
-  backend: Backend,
-  namespace: string | undefined,
-  p: WatchParams,
-  signal: AbortSignal,
-): AsyncGenerator<WatchEventObject> {
-  const filter = makeFilter(type, p.labelSelector, p.fieldSelector);
-  const prefix = collectionPrefix(type.storageKey, type.namespaced ? namespace : undefined);
-  let from: number;
-  if (p.resourceVersion === undefined || p.resourceVersion === '' || p.resourceVersion === '0') {
-    const initial = await listObjects(type, backend, namespace, { labelSelector: p.labelSelector ?? '', fieldSelector: p.fieldSelector ?? '' });
-    for (const obj of initial.items) yield { type: 'ADDED', object: obj };
-    from = Number(initial.resourceVersion);
-  } else {
-    from = parseRV(p.resourceVersion);
-  }
-  let events: AsyncIterable<WatchEvent>;
-  try {
-    events = backend.watch(prefix, from, signal);
-    for await (const e of events) {
-      const converted = convert(type, e, filter);
-      if (converted) yield converted;
-    }
-  } catch (e) {
-    if (isStorageError(e, 'Compacted')) {
-      yield { type: 'ERROR', object: gone(`too old resource version: ${from} (${e.details.revision ?? 0})`).toStatus() as unknown as ApiObject };
-      return;
-    }
-    if (e instanceof StatusError) {
-      yield { type: 'ERROR', object: e.toStatus() as unknown as ApiObject };
-      return;
-    }
-    throw e;
-  }
-}
-
-function convert(type: ResourceType, e: WatchEvent, filter: Filter): WatchEventObject | undefined {
-  if (e.type === 'DELETE') {
-    const obj = decodeFromStorage(type, e.prev.value, e.revision);
-    return filter.matches(obj) ? { type: 'DELETED', object: obj } : undefined;
-  }
-  const obj = decodeFromStorage(type, e.kv.value, e.revision);
-  const now = filter.matches(obj);
-  const before = e.prev ? filter.empty || filter.matches(decodeFromStorage(type, e.prev.value, e.revision)) : false;
-  if (now && before) return { type: 'MODIFIED', object: obj };
-  if (now) return { type: 'ADDED', object: obj };
-  if (before) return { type: 'DELETED', object: obj };
-  return undefined;
 }

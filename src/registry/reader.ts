@@ -51,41 +51,30 @@ export class ResourceReader {
     const mode = listReadMode(p);
     const limit = p.limit && p.limit > 0 ? p.limit : 0;
     let start: string | undefined;
-    let fromCache = false;
     if (p.continue) {
       const token = decodeContinue(p.continue, prefix);
       await this.cacher.ready;
       // A later page is read at the first page's revision: from the cache while it still is at it.
-      if (token.rv === this.cacher.revision) {
-        fromCache = true;
-        start = token.start;
-      } else {
-        if (token.rv < this.cacher.oldestResumable && token.rv < this.cacher.revision) {
-          // Still try storage, which keeps its own window; 410 if it is gone there too.
-        }
-        return this.fromStorage(namespace, p);
-      }
+      // Otherwise storage answers at the token's revision (410 once it is compacted away).
+      if (token.rv !== this.cacher.revision) return this.fromStorage(namespace, p);
+      start = token.start;
     } else if (mode.mode === 'latest') {
       if (p.resourceVersion === '0') await this.cacher.ready;
       else if (!(await this.consistent())) return this.fromStorage(namespace, p);
-      fromCache = true;
     } else if (mode.mode === 'notOlderThan') {
       await this.cacher.ready;
       if (!(await this.cacher.waitFor(mode.revision, this.opts.waitMs))) throw tooLargeRV(mode.revision, this.cacher.revision);
-      fromCache = true;
     } else {
       await this.cacher.ready;
       if (mode.revision !== this.cacher.revision) return this.fromStorage(namespace, p);
-      fromCache = true;
     }
-    if (!fromCache) return this.fromStorage(namespace, p);
 
     // Take the snapshot synchronously: no event can interleave with these lines.
     const revision = this.cacher.revision;
     const body: ListBody = { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(revision) }, items: [] };
     if (!limit) {
       const snapshot = [...this.cacher.range(prefix, start)];
-      body.items = this.encodeAll(snapshot, filter, revision);
+      body.items = this.encodeAll(snapshot, filter);
       return body;
     }
     const page: Buffer[] = [];
@@ -109,7 +98,7 @@ export class ResourceReader {
     return body;
   }
 
-  private *encodeAll(items: CachedItem[], filter: Filter, _revision: number): Generator<Buffer> {
+  private *encodeAll(items: CachedItem[], filter: Filter): Generator<Buffer> {
     for (const item of items) if (this.matches(item, filter)) yield objectJson(this.type, item.value, item.modRevision);
   }
 

@@ -1,7 +1,7 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
-import { badRequest, invalid, methodNotAllowed, notAcceptable, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
+import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { listObjects, objectJson } from '../../registry/index.js';
@@ -10,13 +10,11 @@ import type { RequestInfo } from '../request-info.js';
 import { serveVirtual } from './virtual.js';
 import { fieldChecker, fieldManagerOf, fieldValidationOf } from './write-options.js';
 import { gzipWhenLarge, maybeGzip } from '../compression.js';
-import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
-import type { Attributes } from '../../authz/index.js';
 import { serveWatch } from './watch.js';
-import { RBAC_GROUP } from '../../api/naming.js';
+import { PROTOBUF_MEDIA_TYPE, RBAC_GROUP } from '../../api/naming.js';
 import { validateBootstrapTokenSecret, type Authenticator, type ServiceAccountTokenIssuer, type UserInfo } from '../../authn/index.js';
-import type { Authorizer } from '../../authz/index.js';
+import type { Attributes, Authorizer } from '../../authz/index.js';
 import type { RbacIndex } from '../../authz/rbac/index.js';
 import { rbacAdmission } from '../rbac-setup.js';
 
@@ -293,4 +291,3 @@ async function deleteCollection(ctx: ResourceContext, store: GenericStore, names
   return { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: {}, items: deleted };
 }
 
-export { notAcceptable };
