@@ -4,6 +4,7 @@
  *
  *   npm run bench -- api                          # starts orch-apiserver (SQLite, durable) as a child process
  *   npm run bench -- api --url URL --token T [--ca FILE] [--insecure]
+ *   npm run bench -- api --ops get,update          # only these phases (create,get,update,merge-patch)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -46,7 +47,10 @@ export function request(s: ClientHttp2Session, t: Target, method: string, path: 
   });
 }
 
-async function benchTarget(t: Target): Promise<Record<string, string>[]> {
+const OPS = ['create', 'get', 'update', 'merge-patch'] as const;
+type Op = (typeof OPS)[number];
+
+async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Promise<Record<string, string>[]> {
   const sessions = Array.from({ length: SESSIONS }, () =>
     connect(t.url, { ...(t.ca ? { ca: t.ca } : {}), rejectUnauthorized: !t.insecure }),
   );
@@ -60,20 +64,22 @@ async function benchTarget(t: Target): Promise<Record<string, string>[]> {
   const row = (op: string, r: Awaited<ReturnType<typeof runFor>>) =>
     rows.push({ op, 'ops/s': fmt(r.perSecond), 'p50 ms': fmt(r.p50, 1), 'p99 ms': fmt(r.p99, 1), errors: String(r.errors) });
 
-  row('create', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
+  const create = async (w: number, i: number) => {
     const name = `cm-${w}-${i}`;
     await request(s(w), t, 'POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
     names[w]!.push(name);
-  }));
+  };
+  if (ops.has('create')) row('create', await runFor(PHASE_MS, CLIENTS, create));
+  else await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => { for (let i = 0; i < 8; i++) await create(w, i); })); // objects for the other phases
   const pick = (w: number, i: number) => names[w]![i % Math.max(1, names[w]!.length)]!;
-  row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
-  row('update (get+put)', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
+  if (ops.has('get')) row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
+  if (ops.has('update')) row('update (get+put)', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
     const path = `${base}/${pick(w, i)}`;
     const cur = await request(s(w), t, 'GET', path);
     cur.json.data.counter = String(i);
     await request(s(w), t, 'PUT', path, cur.json);
   }));
-  row('merge-patch', await runFor(PHASE_MS, CLIENTS, (w, i) =>
+  if (ops.has('merge-patch')) row('merge-patch', await runFor(PHASE_MS, CLIENTS, (w, i) =>
     request(s(w), t, 'PATCH', `${base}/${pick(w, i)}`, { data: { patched: String(i) } }, 'application/merge-patch+json'),
   ));
   for (const x of sessions) x.close();
@@ -136,11 +142,13 @@ async function inProcessStartMs(): Promise<number> {
 }
 
 export async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' } } });
+  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' }, ops: { type: 'string' } } });
+  const ops = new Set((values.ops ?? OPS.join(',')).split(',').map((o) => o.trim()));
+  for (const o of ops) if (!(OPS as readonly string[]).includes(o)) throw new Error(`--ops: unknown operation "${o}" (known: ${OPS.join(', ')})`);
   const header = `api benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CLIENTS} clients over ${SESSIONS} HTTP/2 connections, ${PHASE_MS} ms per phase`;
   if (values.url) {
     if (!values.token) throw new Error('--token is required with --url');
-    const rows = await benchTarget({ url: values.url, token: values.token, ...(values.ca ? { ca: readFileSync(values.ca, 'utf8') } : {}), ...(values.insecure ? { insecure: true } : {}) });
+    const rows = await benchTarget({ url: values.url, token: values.token, ...(values.ca ? { ca: readFileSync(values.ca, 'utf8') } : {}), ...(values.insecure ? { insecure: true } : {}) }, ops as Set<Op>);
     console.log(header);
     console.table(rows);
     return;
@@ -148,7 +156,7 @@ export async function main(args: string[]): Promise<void> {
   const startMs = await inProcessStartMs();
   const child = await startChild();
   try {
-    const rows = await benchTarget(child.target);
+    const rows = await benchTarget(child.target, ops as Set<Op>);
     console.log(header);
     console.log(`orch-apiserver (SQLite, synchronous=FULL): process start to /readyz 200 in ${fmt(child.readyMs)} ms; startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
     console.table(rows);

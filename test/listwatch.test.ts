@@ -35,6 +35,25 @@ describe('list and watch through the watch cache (spec 4.5-4.7)', () => {
     }
   });
 
+  it('a get without resourceVersion is consistent: it sees the update just acknowledged (spec 4.5)', async () => {
+    await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lw-get' } } });
+    await call('POST', '/api/v1/namespaces/lw-get/configmaps', { body: cm('g0') });
+    for (let i = 0; i < 20; i++) {
+      const u = await call('PATCH', '/api/v1/namespaces/lw-get/configmaps/g0', { body: { data: { a: String(i) } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      const g = await call('GET', '/api/v1/namespaces/lw-get/configmaps/g0');
+      assert.equal(g.json.data.a, String(i));
+      assert.equal(g.json.metadata.resourceVersion, u.json.metadata.resourceVersion);
+    }
+  });
+
+  it('a get at a resourceVersion not yet seen is 504; at one already seen it answers (spec 4.5)', async () => {
+    const c = await call('POST', '/api/v1/namespaces/lw-get/configmaps', { body: cm('g1') });
+    const ok = await call('GET', `/api/v1/namespaces/lw-get/configmaps/g1?resourceVersion=${c.json.metadata.resourceVersion}`);
+    assert.equal(ok.status, 200, ok.text);
+    const r = await call('GET', '/api/v1/namespaces/lw-get/configmaps/g1?resourceVersion=99999999');
+    assert.equal(r.status, 504, r.text);
+  });
+
   it('resourceVersion newer than the server has seen: 504 with Retry-After naming a too large resource version (spec 7)', async () => {
     const r = await call('GET', '/api/v1/namespaces/lw/configmaps?resourceVersion=99999999&resourceVersionMatch=NotOlderThan');
     assert.equal(r.status, 504, r.text);

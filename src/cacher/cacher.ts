@@ -50,6 +50,13 @@ export class Cacher {
   }
 
   /** Resolves true once the cache has reached `revision`, false after `timeoutMs`. */
+  /**
+   * Whether the feed has shown that it sends progress notifications (memory and SQLite do; etcd here does
+   * not). Only then does the revision follow writes to other prefixes, so only then is waiting for the
+   * store's current revision worth it: otherwise it would last until the next write under this prefix.
+   */
+  progressNotified = false;
+
   waitFor(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= revision) return Promise.resolve(true);
     return new Promise((resolve) => {
@@ -124,7 +131,10 @@ export class Cacher {
         delay = 100;
         const feed = this.backend.watch(this.prefix, revision, this.ac.signal, { progress: true });
         for await (const e of feed) {
-          if (e.type === 'PROGRESS') this.advance(e.revision);
+          if (e.type === 'PROGRESS') {
+            this.progressNotified = true;
+            this.advance(e.revision);
+          }
           else if (e.type === 'PUT') this.apply('PUT', e.kv.key, this.toItem(e.kv), e.prev ? this.items.get(e.kv.key) : undefined, e.revision);
           else this.apply('DELETE', e.key, this.items.get(e.key) ?? this.toItem(e.prev), undefined, e.revision);
         }

@@ -1,14 +1,13 @@
 import type { ApiObject } from '../api/types.js';
 import { apiVersionOf } from '../api/types.js';
 import type { Cacher, CachedItem } from '../cacher/index.js';
-import { timeout } from '../errors/index.js';
 import { matchesFields, matchesLabels, requirements } from '../selectors/index.js';
 import type { Backend } from '../storage/index.js';
 import { decodeFromStorage, objectJson } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
 import { listObjects, listReadMode, makeFilter, type Filter, type ListParams } from './list-watch.js';
-import { fromStorageError } from './storage-errors.js';
+import { fromStorageError, tooLargeRV } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 
 /** A list ready to be written: items are produced lazily, so a 100,000-item list is never one big string. */
@@ -37,11 +36,31 @@ export class ResourceReader {
     private readonly opts: ReaderOptions,
   ) {}
 
-  /** Waits until the cache holds everything up to the backend's current revision (a consistent read). */
+  /**
+   * Whether the cache can answer a consistent read: it holds everything up to the backend's current revision,
+   * at once or after a short wait. False means the caller reads storage instead (also always the case on a
+   * feed without progress notifications, whose cache falls behind the store's revision by design).
+   */
   async consistent(): Promise<boolean> {
     await this.cacher.ready;
     const current = await this.backend.currentRevision().catch(fromStorageError);
+    if (this.cacher.revision >= current) return true;
+    if (!this.cacher.progressNotified) return false;
     return this.cacher.waitFor(current, this.opts.waitMs);
+  }
+
+  /**
+   * Whether the cache can answer a read that must be at least as new as `revision` (a resourceVersion from
+   * the client). Waits for it where the feed reports progress (504 past the wait: the revision is in the
+   * future); without progress notifications the cache may legitimately lag, so false sends the read to
+   * storage, which answers with its latest state or the 504.
+   */
+  async reached(revision: number): Promise<boolean> {
+    await this.cacher.ready;
+    if (this.cacher.revision >= revision) return true;
+    if (!this.cacher.progressNotified) return false;
+    if (!(await this.cacher.waitFor(revision, this.opts.waitMs))) throw tooLargeRV(revision, this.cacher.revision);
+    return true;
   }
 
   async list(namespace: string | undefined, p: ListParams): Promise<ListBody> {
@@ -62,8 +81,7 @@ export class ResourceReader {
       if (p.resourceVersion === '0') await this.cacher.ready;
       else if (!(await this.consistent())) return this.fromStorage(namespace, p);
     } else if (mode.mode === 'notOlderThan') {
-      await this.cacher.ready;
-      if (!(await this.cacher.waitFor(mode.revision, this.opts.waitMs))) throw tooLargeRV(mode.revision, this.cacher.revision);
+      if (!(await this.reached(mode.revision))) return this.fromStorage(namespace, p);
     } else {
       await this.cacher.ready;
       if (mode.revision !== this.cacher.revision) return this.fromStorage(namespace, p);
@@ -139,6 +157,4 @@ export class ResourceReader {
   }
 }
 
-export function tooLargeRV(requested: number, current: number) {
-  return timeout(`Too large resource version: ${requested}, current: ${current}`, 1);
-}
+export { tooLargeRV };

@@ -19,3 +19,8 @@ export function fromStorageError(e: unknown): never {
   }
   throw e;
 }
+
+/** A resourceVersion the server has not observed yet (spec 4.5): 504 with Retry-After, as the reference. */
+export function tooLargeRV(requested: number, current: number) {
+  return timeout(`Too large resource version: ${requested}, current: ${current}`, 1);
+}

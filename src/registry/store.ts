@@ -17,7 +17,7 @@ import { isStorageError, type Backend, type KeyValue } from '../storage/index.js
 import { decodeKV, encodeForStorage } from './codec.js';
 import { itemKey } from './keys.js';
 import { generateName, initCreateMeta, keepServerMeta, metaOf, nowTimestamp } from './object-meta.js';
-import { fromStorageError } from './storage-errors.js';
+import { fromStorageError, tooLargeRV } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index.js';
 
@@ -70,7 +70,12 @@ export class GenericStore {
   }
 
   /** The stored bytes of one object (a consistent read from storage). */
-  async getKV(namespace: string | undefined, name: string): Promise<KeyValue> {
+  /** The stored object at storage's latest revision; `notOlderThan` past that revision is a 504 (spec 4.5). */
+  async getKV(namespace: string | undefined, name: string, notOlderThan?: number): Promise<KeyValue> {
+    if (notOlderThan !== undefined) {
+      const current = await this.deps.backend.currentRevision().catch(fromStorageError);
+      if (notOlderThan > current) throw tooLargeRV(notOlderThan, current);
+    }
     const kv = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
     if (!kv) throw notFound(this.target(name));
     return kv;

@@ -1,7 +1,7 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
-import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, timeout, unsupportedMediaType } from '../../errors/index.js';
+import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { listObjects, objectJson } from '../../registry/index.js';
@@ -127,9 +127,10 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
 }
 
 /**
- * GET of one object. Without a resourceVersion it is a consistent read from storage; "0" may be answered by
- * the cache; any other value by the cache once it has reached that revision (spec 4.5). In JSON the stored
- * bytes are served as they are, with the resourceVersion spliced in.
+ * GET of one object (spec 4.5). Without a resourceVersion it is a consistent read: from the cache when the
+ * cache has caught up with storage's current revision, else from storage. "0" may be answered by the cache
+ * as it is; any other value by the cache once it has reached that revision. In JSON the stored bytes are
+ * served as they are, with the resourceVersion spliced in.
  */
 async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
   const t = store.type;
@@ -138,16 +139,14 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
   let value: Uint8Array;
   let revision: number;
-  if (rv === '') {
-    const kv = await store.getKV(namespace, ctx.info.name);
+  const reader = ctx.registry.reader(t);
+  await reader.cacher.ready;
+  const fromCache = rv === '' ? await reader.consistent() : rv === '0' || (await reader.reached(Number(rv)));
+  if (!fromCache) {
+    const kv = await store.getKV(namespace, ctx.info.name, rv === '' ? undefined : Number(rv));
     value = kv.value;
     revision = kv.modRevision;
   } else {
-    const reader = ctx.registry.reader(t);
-    await reader.cacher.ready;
-    if (rv !== '0' && !(await reader.cacher.waitFor(Number(rv), 3000))) {
-      throw timeout(`Too large resource version: ${rv}, current: ${reader.cacher.revision}`, 1);
-    }
     const item = reader.cacher.get(store.key(namespace, ctx.info.name));
     if (!item) throw notFound(store.target(ctx.info.name));
     value = item.value;
