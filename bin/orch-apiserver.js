@@ -1,5 +1,53 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx (a runtime dependency), so no build step is needed.
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cmd/apiserver.ts');
+// Runs the server from one ESM bundle of src/, built by esbuild into node_modules/.cache/orch on the first
+// start and again whenever a source file is newer than it. No build step for users, and compared with
+// loading ~150 TypeScript modules through a runtime loader it starts in about half the time; it also leaves
+// out the per-closure name-keeping wrappers that loader adds to every request's hot path.
+import { copyFileSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const outDir = join(root, 'node_modules', '.cache', 'orch');
+const bundle = join(outDir, 'orch-apiserver.mjs');
+
+/** Newest modification time of any file under `dir` (ms). */
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+function builtAt() {
+  try {
+    return statSync(bundle).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+if (builtAt() < newest(src)) {
+  const { build } = await import('esbuild');
+  mkdirSync(outDir, { recursive: true });
+  // Build to a private name, then rename: processes starting at the same time never see half a file.
+  const tmp = `${bundle}.${process.pid}.tmp`;
+  await build({
+    entryPoints: [join(src, 'cmd', 'apiserver.ts')],
+    outfile: tmp,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'inline',
+    logLevel: 'error',
+  });
+  copyFileSync(join(src, 'storage', 'etcd', 'etcd.proto'), join(outDir, 'etcd.proto')); // read at run time
+  renameSync(tmp, bundle);
+}
+process.setSourceMapsEnabled(true);
+await import(pathToFileURL(bundle).href);

@@ -145,6 +145,22 @@ describe('resource API over HTTPS (spec 4.1)', () => {
     assert.equal((await call('GET', '/api/v1/namespaces/doomed/configmaps')).json.items.length, 0);
   });
 
+  it('a create right after its namespace is created succeeds; right after the delete it is 403 (spec 3.1)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const ns = `quick-${i}`;
+      assert.equal((await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status, 201);
+      const held = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { ...cm('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+      assert.equal(held.status, 201, held.text);
+      const del = await call('DELETE', `/api/v1/namespaces/${ns}`);
+      assert.ok(del.status === 200 || del.status === 202, del.text);
+      // The finalizer keeps the namespace Terminating, so this create must be refused.
+      const late = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('late') });
+      assert.equal(late.status, 403, late.text);
+      assert.match(late.json.message, /terminat/i);
+      await call('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    }
+  });
+
   it('cannot create in a missing namespace (spec 3.1)', async () => {
     const r = await call('POST', '/api/v1/namespaces/nowhere/configmaps', { body: cm('x') });
     assert.equal(r.status, 404);

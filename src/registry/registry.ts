@@ -23,6 +23,8 @@ export class Registry {
   private readonly byPath = new Map<string, GenericStore>();
   private readonly cachers = new Map<string, Cacher>();
   private readonly readers = new Map<string, ResourceReader>();
+  /** Namespace state per cached item (items are replaced, never changed, on update). */
+  private readonly nsStates = new WeakMap<object, NamespaceState>();
   readonly types: ResourceType[];
 
   constructor(readonly backend: Backend, types: ResourceType[], private readonly opts: RegistryOptions = {}) {
@@ -72,11 +74,23 @@ export class Registry {
     return s;
   }
 
+  /**
+   * Whether a namespace accepts new objects (spec 3.1), checked on every create. Answered by the namespaces
+   * watch cache when it is consistent with storage (so a namespace deleted a moment ago is seen as
+   * terminating), else by a storage read.
+   */
   async namespaceState(namespace: string): Promise<NamespaceState> {
-    const kv = await this.backend.get(this.namespaces.key(undefined, namespace));
-    if (!kv) return 'missing';
-    const ns = JSON.parse(Buffer.from(kv.value).toString('utf8')) as { metadata?: { deletionTimestamp?: string } };
-    return ns.metadata?.deletionTimestamp ? 'terminating' : 'active';
+    const key = this.namespaces.key(undefined, namespace);
+    const reader = this.reader(this.namespaces.type);
+    if (await reader.consistent()) {
+      const item = reader.cacher.get(key);
+      if (!item) return 'missing';
+      let state = this.nsStates.get(item);
+      if (!state) this.nsStates.set(item, (state = stateOf(item.value)));
+      return state;
+    }
+    const kv = await this.backend.get(key);
+    return kv ? stateOf(kv.value) : 'missing';
   }
 
   /** One store per storage (the first view registered), for work that must touch every stored object once. */
@@ -100,4 +114,9 @@ export class Registry {
     }
     return n;
   }
+}
+
+function stateOf(value: Uint8Array): NamespaceState {
+  const ns = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as { metadata?: { deletionTimestamp?: string } };
+  return ns.metadata?.deletionTimestamp ? 'terminating' : 'active';
 }
