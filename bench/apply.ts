@@ -2,9 +2,8 @@
  * Server-side apply (issue 5): 64 concurrent clients apply a 30-field ConfigMap (each to its own object,
  * one value changing per apply, so every apply merges, tracks ownership and writes). `npm run bench -- apply`
  */
-import { connect } from 'node:http2';
 import { cpus } from 'node:os';
-import { request, startChild } from './api.js';
+import { connectAll, request, startChild } from './api.js';
 import { fmt, runFor } from './stats.js';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 5000);
@@ -13,7 +12,7 @@ export async function main(): Promise<void> {
   const child = await startChild();
   try {
     const t = { ...child.target, token: child.target.token };
-    const sessions = Array.from({ length: 8 }, () => connect(t.url, { ca: t.ca! }));
+    const sessions = await connectAll(t, 8);
     const config = (w: number, i: number) => {
       const data: Record<string, string> = {};
       for (let f = 0; f < 28; f++) data[`field-${f}`] = f === 0 ? String(i) : `value-${f}`;

@@ -3,18 +3,17 @@
  * store, against the same server kind with AlwaysAllow, in one run. `npm run bench -- rbac [--bindings N]`
  */
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:http2';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { request, startChild, type Target } from './api.js';
+import { connectAll, request, startChild, type Target } from './api.js';
 import { fmt, runFor } from './stats.js';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 5000);
 const RBAC = 'rbac.authorization.orch.io';
 
 async function getRate(admin: Target, user: Target): Promise<{ perSecond: number; p99: number; errors: number }> {
-  const sessions = Array.from({ length: 8 }, () => connect(admin.url, { ca: admin.ca! }));
+  const sessions = await connectAll(admin, 8);
   await request(sessions[0]!, admin, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { a: 'b' } }).catch(() => undefined);
   const r = await runFor(PHASE_MS, 64, (w) => request(sessions[w % 8]!, user, 'GET', '/api/v1/namespaces/default/configmaps/target'));
   for (const s of sessions) s.close();
@@ -32,19 +31,19 @@ export async function main(args: string[]): Promise<void> {
       const admin = child.target;
       const user: Target = { ...admin, token: 'bench-token' };
       if (mode === 'RBAC') {
-        const s = connect(admin.url, { ca: admin.ca! });
+        const [s] = await connectAll(admin, 1);
         let next = 0;
         await Promise.all(Array.from({ length: 32 }, async () => {
           while (next < n) {
             const i = next++;
-            await request(s, admin, 'POST', '/apis/rbac.authorization.orch.io/v1/namespaces/default/rolebindings', {
+            await request(s!, admin, 'POST', '/apis/rbac.authorization.orch.io/v1/namespaces/default/rolebindings', {
               apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: `rb-${i}` },
               roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'view' },
               subjects: [{ kind: 'User', apiGroup: RBAC, name: i === n - 1 ? 'bench-user' : `user-${i}` }],
             });
           }
         }));
-        s.close();
+        s!.close();
         await new Promise((r) => setTimeout(r, 1000));
       }
       const r = await getRate(admin, user);
