@@ -1,7 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from '../server/index.js';
 import type { BackendSpec } from '../storage/index.js';
+
+export const MAX_WORKERS = 64;
 
 export const USAGE = `orch-apiserver: the cluster resource API server
 
@@ -29,7 +32,15 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
   --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
   --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
+  --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
 `;
+
+/** The command line: the options of each server process, and how many of them to run. */
+export interface CliOptions {
+  server: ServerOptions;
+  /** `--workers`: 1 = one process (no supervisor). */
+  workers: number;
+}
 
 /** Parses a duration like `70s`, `1m30s`, `500ms` or a bare number of seconds. */
 export function parseDuration(flag: string, v: string): number {
@@ -69,8 +80,17 @@ function parseCount(flag: string, v: string): number {
   return Number(v);
 }
 
-/** Flags to ServerOptions. Every problem is an Error naming the flag (a start-up error, exit code 1). */
-export function parseFlags(argv: string[]): ServerOptions | 'help' {
+/** `--workers=N|auto` */
+export function parseWorkers(v: string | undefined): number {
+  if (v === undefined) return 1;
+  if (v === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > MAX_WORKERS) throw new Error(`--workers: invalid worker count "${v}" (an integer from 1 to ${MAX_WORKERS}, or auto)`);
+  return n;
+}
+
+/** Flags to CliOptions. Every problem is an Error naming the flag (a start-up error, exit code 1). */
+export function parseFlags(argv: string[]): CliOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -105,9 +125,11 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
       'service-account-lookup': { type: 'string' },
       'api-audiences': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
+      workers: { type: 'string' },
     },
   });
   if (values.help) return 'help';
+  const workers = parseWorkers(values.workers);
   const port = Number(values['secure-port'] ?? 6443);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: invalid port "${values['secure-port']}"`);
   const dataDir = resolve(values['data-dir'] ?? './orch-data');
@@ -120,6 +142,9 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
     if (servers.length === 0) throw new Error('--etcd-servers: required with --storage-backend=etcd');
     storage = { type: 'etcd', endpoints: servers, ...(values['etcd-prefix'] ? { keyPrefix: values['etcd-prefix'] } : {}) };
   } else throw new Error(`--storage-backend: unknown backend "${kind}" (sqlite, etcd or memory)`);
+  if (workers > 1 && kind === 'memory') {
+    throw new Error('--workers: the memory storage backend cannot be shared between worker processes; use sqlite or etcd');
+  }
   const opts: ServerOptions = {
     dataDir,
     bindAddress: values['bind-address'] ?? '127.0.0.1',
@@ -161,5 +186,5 @@ export function parseFlags(argv: string[]): ServerOptions | 'help' {
   if (audiences) opts.apiAudiences = audiences;
   if (values['feature-gates']) opts.featureGates = parseFeatureGates(values['feature-gates']);
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
-  return opts;
+  return { server: opts, workers };
 }

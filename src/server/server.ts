@@ -48,6 +48,12 @@ export interface ServerOptions extends AuthOptions {
   watchMaxQueue?: number;
   /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
   writeKubeconfig?: boolean;
+  /**
+   * Run the start-up bootstrap (default namespaces, default RBAC) and the in-process controllers (namespace
+   * finalizer, ClusterRole aggregation). Default true; the extra worker processes of one server (`--workers`)
+   * leave them to worker 1. The RBAC index feed runs either way.
+   */
+  controllers?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -170,15 +176,18 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const lifecycle = new NamespaceLifecycle(registry);
   const stops: (() => void)[] = [];
+  const controllers = opts.controllers !== false;
   try {
-    await bootstrapNamespaces(registry);
+    if (controllers) await bootstrapNamespaces(registry);
     await registry.startCaches();
     const fed = await feedRbacIndex(registry, rbacIndex);
     stops.push(fed.stop);
-    await reconcileDefaultRbac(registry, log);
-    stops.push(startAggregation(registry, log));
+    if (controllers) {
+      await reconcileDefaultRbac(registry, log);
+      stops.push(startAggregation(registry, log));
+    }
     bootstrapped = true;
-    await lifecycle.start();
+    if (controllers) await lifecycle.start();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(opts.port ?? 6443, bind, () => resolve());

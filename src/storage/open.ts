@@ -1,9 +1,13 @@
 import type { Backend, HistoryOptions } from './backend.js';
 import { MemoryBackend } from './memory/memory-backend.js';
+import type { CommitPeers } from './sqlite/sqlite-backend.js';
+
+export type { CommitPeers } from './sqlite/sqlite-backend.js';
 
 export type BackendSpec =
   | { type: 'memory' }
-  | { type: 'sqlite'; path: string }
+  /** `peers`: processes sharing this file that announce their commits to each other (see CommitPeers). */
+  | { type: 'sqlite'; path: string; peers?: CommitPeers }
   | { type: 'etcd'; endpoints: string[]; keyPrefix?: string };
 
 /** Opens a backend by name. The SQLite and etcd drivers load only when asked for (start-up time). */
@@ -13,7 +17,7 @@ export async function openBackend(spec: BackendSpec, history?: HistoryOptions): 
       return new MemoryBackend(history);
     case 'sqlite': {
       const { SqliteBackend } = await import('./sqlite/sqlite-backend.js');
-      return new SqliteBackend({ path: spec.path, ...(history ? { history } : {}) });
+      return new SqliteBackend({ path: spec.path, ...(history ? { history } : {}), ...(spec.peers ? { peers: spec.peers } : {}) });
     }
     case 'etcd': {
       const { EtcdBackend } = await import('./etcd/etcd-backend.js');

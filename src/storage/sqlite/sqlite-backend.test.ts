@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import DatabaseCtor from 'better-sqlite3';
+import { isStorageError } from '../errors.js';
 import { backendContract, take } from '../testing/contract.js';
 import { startProcessPeer } from '../testing/process-peer.js';
-import { SqliteBackend } from './sqlite-backend.js';
+import { SqliteBackend, type CommitPeers } from './sqlite-backend.js';
 
 const dirs: string[] = [];
 const tempPath = () => {
@@ -99,5 +101,138 @@ describe('sqlite backend specifics', () => {
     assert.equal(e!.type === 'PUT' && e!.kv.key, '/x/remote');
     await peer.close();
     await b.close();
+  });
+});
+
+/** Runs `fn` while a 1 ms ticker measures the longest the event loop went without turning. */
+async function longestStall<T>(fn: () => Promise<T>): Promise<{ result: T; maxGapMs: number }> {
+  let last = performance.now();
+  let maxGapMs = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    maxGapMs = Math.max(maxGapMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    return { result: await fn(), maxGapMs };
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/** Holds the write lock of `path` from a raw connection for `ms`, as another process's commit would. */
+function holdWriteLock(path: string, ms: number): Promise<void> {
+  const raw = new DatabaseCtor(path);
+  raw.exec('BEGIN IMMEDIATE');
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      raw.exec('COMMIT');
+      raw.close();
+      resolve();
+    }, ms),
+  );
+}
+
+const enc = new TextEncoder();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('sqlite backend: several connections on one file (--workers)', () => {
+  it('writes that find the write lock held wait off the event loop and all succeed once it is released', async () => {
+    const path = tempPath();
+    const a = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    const b = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    await a.create('/warm/a', enc.encode('x'));
+    await b.create('/warm/b', enc.encode('x'));
+    const { result, maxGapMs } = await longestStall(async () => {
+      const lock = holdWriteLock(path, 50);
+      const started = performance.now();
+      const writes: Promise<{ modRevision: number }>[] = [];
+      // Two bursts on each backend: one while the lock is held, one queued during the retries.
+      for (let i = 0; i < 10; i++) writes.push(a.create(`/l/a${i}`, enc.encode('v')), b.create(`/l/b${i}`, enc.encode('v')));
+      await sleep(10);
+      for (let i = 10; i < 20; i++) writes.push(a.create(`/l/a${i}`, enc.encode('v')), b.create(`/l/b${i}`, enc.encode('v')));
+      const kvs = await Promise.all(writes);
+      await lock;
+      return { kvs, elapsed: performance.now() - started };
+    });
+    assert.ok(maxGapMs < 20, `the event loop stalled for ${maxGapMs.toFixed(1)} ms while the lock was held`);
+    assert.ok(result.elapsed >= 45, `the writes waited for the lock (${result.elapsed.toFixed(1)} ms)`);
+    const revs = result.kvs.map((kv) => kv.modRevision);
+    assert.equal(new Set(revs).size, 40, 'every write has its own revision');
+    assert.equal(await a.currentRevision(), 42);
+    assert.equal((await b.list('/l/')).items.length, 40);
+    await a.close();
+    await b.close();
+  });
+
+  it('a write still locked out after writeLockTimeoutMs fails with Unavailable "database is locked"', async () => {
+    const path = tempPath();
+    const b = new SqliteBackend({ path, history: { compactIntervalMs: 0 }, writeLockTimeoutMs: 100 });
+    const lock = holdWriteLock(path, 300);
+    const { result: err, maxGapMs } = await longestStall(() => b.create('/k', enc.encode('v')).then(() => undefined, (e: unknown) => e));
+    assert.ok(isStorageError(err, 'Unavailable'), String(err));
+    assert.match((err as Error).message, /database is locked/);
+    assert.ok(maxGapMs < 20, `the event loop stalled for ${maxGapMs.toFixed(1)} ms`);
+    await lock;
+    assert.equal((await b.create('/k', enc.encode('v'))).modRevision, 1, 'nothing of the failed write was stored');
+    await b.close();
+  });
+
+  it('close() commits writes that are waiting for the lock, then closes', async () => {
+    const path = tempPath();
+    const b = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    const lock = holdWriteLock(path, 40);
+    const write = b.create('/closing', enc.encode('v'));
+    await sleep(5);
+    await b.close();
+    assert.equal((await write).modRevision, 1);
+    await lock;
+    await assert.rejects(b.create('/after', enc.encode('v')), /closed/);
+    const again = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    assert.ok(await again.get('/closing'));
+    await again.close();
+  });
+
+  it('announces each group commit once to its peers, and publishes a peer\'s writes as soon as it is told of them', async () => {
+    const path = tempPath();
+    const announced: number[] = [];
+    let onPeerCommit: ((revision: number) => void) | undefined;
+    const peers: CommitPeers = {
+      announce: (revision) => announced.push(revision),
+      subscribe(fn) {
+        onPeerCommit = fn;
+        return () => (onPeerCommit = undefined);
+      },
+    };
+    // Only the peer signal can deliver the other connection's writes: the poll is a minute away.
+    const b = new SqliteBackend({ path, history: { compactIntervalMs: 0 }, pollIntervalMs: 60_000, peers });
+    const other = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+
+    await Promise.all([b.create('/p/1', enc.encode('1')), b.create('/p/2', enc.encode('2')), b.create('/p/3', enc.encode('3'))]);
+    assert.deepEqual(announced, [3], 'one announcement for the group commit of three writes, with its newest revision');
+    await assert.rejects(b.create('/p/1', enc.encode('again')));
+    assert.deepEqual(announced, [3], 'a commit that wrote nothing is not announced');
+
+    const ac = new AbortController();
+    const events: number[] = [];
+    const w = b.watch('/p/', 3, ac.signal);
+    const reading = (async () => {
+      for await (const e of w) events.push(e.revision);
+    })();
+    const kv4 = await other.create('/p/4', enc.encode('4'));
+    const kv5 = await other.create('/p/5', enc.encode('5'));
+    await sleep(50);
+    assert.deepEqual(events, [], 'without the peer signal the writes wait for the poll');
+    onPeerCommit!(kv5.modRevision);
+    await sleep(0);
+    assert.deepEqual(events, [kv4.modRevision, kv5.modRevision]);
+    onPeerCommit!(kv5.modRevision); // a late or repeated announcement publishes nothing twice
+    await sleep(0);
+    assert.equal(events.length, 2);
+    ac.abort();
+    await reading;
+    await other.close();
+    await b.close();
+    assert.equal(onPeerCommit, undefined, 'close unsubscribes from the peers');
   });
 });

@@ -22,6 +22,21 @@ export interface SqliteOptions {
   history?: HistoryOptions;
   /** How often the change feed looks for writes made by other processes. Default 25 ms. */
   pollIntervalMs?: number;
+  /** Other servers on the same file that tell each other about commits (worker processes of one server). */
+  peers?: CommitPeers;
+  /** How long a write retries while another connection holds the write lock. Default 5000 ms. */
+  writeLockTimeoutMs?: number;
+}
+
+/**
+ * A commit-notification channel between processes that share one database file. Optional: without it (or
+ * for processes outside it) the change feed finds other writers' commits by polling.
+ */
+export interface CommitPeers {
+  /** Called once after each group commit that wrote something, with the newest revision it wrote. */
+  announce(revision: number): void;
+  /** Calls `onPeerCommit` when another process committed up to `revision`; returns the unsubscribe. */
+  subscribe(onPeerCommit: (revision: number) => void): () => void;
 }
 
 type WriteOp =
@@ -33,9 +48,17 @@ interface PendingWrite {
   op: WriteOp;
   resolve: (kv: KeyValue) => void;
   reject: (e: StorageError) => void;
+  /** When this write first found the database locked by another connection (ms since epoch). */
+  busySince?: number;
 }
 
 const FEED_BATCH = 2000;
+/** Reads wait this long in SQLite's busy handler; only the WAL read lock can contend, and only briefly. */
+const READ_BUSY_TIMEOUT_MS = 5000;
+/** A write retries a locked database for this long before it fails with Unavailable. */
+const WRITE_LOCK_TIMEOUT_MS = 5000;
+/** Backoff between retries of a group commit that found the write lock held (ms); the last one repeats. */
+const BUSY_RETRY_MS = [1, 1, 2, 4, 8];
 
 /**
  * The embedded default backend: SQLite in WAL mode, one row per revision.
@@ -45,9 +68,17 @@ const FEED_BATCH = 2000;
  * event-loop turn are queued and committed as one transaction (one fsync), and each caller then gets its own
  * result or error.
  *
+ * Several processes on one file: the write transaction never waits inside SQLite. Group commits run with
+ * `busy_timeout = 0`; when another connection holds the write lock the batch (and what queues meanwhile) is
+ * kept and retried on a short timer, so the event loop never sleeps in SQLite's busy handler. A write fails
+ * only on a real error or after retrying for 5 s (`writeLockTimeoutMs`; "database is locked", Unavailable).
+ * Toggling the pragma on the one connection costs ~10 µs per commit (a commit's fsync takes milliseconds); a
+ * separate write connection would cost the read connection its page cache on every local commit.
+ *
  * Change feed: the feed tails the table (`id > lastSeen`). A local commit wakes it at once; writes by other
  * processes on the same file are found by a poll that first checks `PRAGMA data_version` (free when nothing
- * changed), so watches see every writer's changes in revision order.
+ * changed), so watches see every writer's changes in revision order. Peers (`opts.peers`) wake the feed as
+ * soon as another process announces a commit, and a revision read that finds the feed behind catches it up.
  */
 export class SqliteBackend implements Backend {
   readonly name = 'sqlite';
@@ -56,11 +87,18 @@ export class SqliteBackend implements Backend {
   private readonly window: HistoryWindow;
   private readonly stmt: Record<string, Statement>;
   private pending: PendingWrite[] = [];
+  /** A flush is due: on the next turn of the loop (`setImmediate`) or after a busy backoff (`retryTimer`). */
   private flushScheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private busyRetries = 0;
+  /** The newest id inserted by the transaction in progress. */
+  private lastInserted = 0;
   private pollTimer: NodeJS.Timeout;
   private dataVersion = -1;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private compacting: Promise<number> | undefined;
+  private unsubscribePeers: (() => void) | undefined;
 
   constructor(private readonly opts: SqliteOptions) {
     try {
@@ -68,7 +106,7 @@ export class SqliteBackend implements Backend {
       this.db = new DatabaseCtor(opts.path);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
-      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
       migrate(this.db);
     } catch (e) {
       throw asStorageError(e, `opening ${opts.path}`);
@@ -103,10 +141,17 @@ export class SqliteBackend implements Backend {
     this.pollTimer.unref();
     this.window = new HistoryWindow(opts.history);
     this.window.start(async () => void (await this.compact()));
+    this.unsubscribePeers = opts.peers?.subscribe((revision) => this.onPeerCommit(revision));
   }
 
   async currentRevision(): Promise<number> {
-    return this.guard('reading the revision', () => this.readRevision());
+    return this.guard('reading the revision', () => {
+      const revision = this.readRevision();
+      // Another process committed and the feed has not seen it yet: catch up now, so a consistent read that
+      // waits for this revision need not wait for the poll or the peer's announcement.
+      if (revision > this.hub.lastRevision && this.hub.size > 0) this.poll();
+      return revision;
+    });
   }
 
   async compactedRevision(): Promise<number> {
@@ -189,15 +234,22 @@ export class SqliteBackend implements Backend {
     return this.compacting;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    if (this.pending.length > 0) this.flush();
-    await this.compacting?.catch(() => undefined);
-    this.closed = true;
-    clearInterval(this.pollTimer);
-    this.window.stop();
-    this.hub.failAll(undefined);
-    this.db.close();
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.compacting?.catch(() => undefined);
+      this.closed = true; // no new writes from here on
+      // Queued writes still commit (or fail after the lock timeout), without waiting inside SQLite.
+      while (this.pending.length > 0) {
+        if (this.flushScheduled) await new Promise((r) => setTimeout(r, 1));
+        else this.flush();
+      }
+      this.unsubscribePeers?.();
+      clearInterval(this.pollTimer);
+      this.window.stop();
+      this.hub.failAll(undefined);
+      this.db.close();
+    })();
+    return this.closing;
   }
 
   // ---- writes: group commit ----
@@ -213,26 +265,74 @@ export class SqliteBackend implements Backend {
     });
   }
 
-  /** Commits every queued write in one IMMEDIATE transaction; each write succeeds or fails on its own. */
+  /**
+   * Commits every queued write in one IMMEDIATE transaction; each write succeeds or fails on its own.
+   * `BEGIN IMMEDIATE` does not wait for a lock held by another connection (busy_timeout 0): the batch stays
+   * queued and is retried after a short backoff.
+   */
   private flush(): void {
     this.flushScheduled = false;
+    this.retryTimer = undefined;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     let outcomes: (KeyValue | StorageError)[];
+    this.lastInserted = 0;
     try {
-      outcomes = this.db.transaction(() => batch.map((w) => this.apply(w.op))).immediate();
+      // Not a prepared statement: SQLite applies `PRAGMA busy_timeout = N` when it compiles the statement.
+      this.db.pragma('busy_timeout = 0');
+      try {
+        outcomes = this.db.transaction(() => batch.map((w) => this.apply(w.op))).immediate();
+      } finally {
+        this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
+      }
     } catch (e) {
-      const err = asStorageError(e, 'committing writes');
-      for (const w of batch) w.reject(err);
+      if (isBusy(e)) this.retryLater(batch);
+      else {
+        const err = asStorageError(e, 'committing writes');
+        for (const w of batch) w.reject(err);
+      }
       return;
     }
+    this.busyRetries = 0;
     this.poll();
+    if (this.lastInserted > 0) this.opts.peers?.announce(this.lastInserted);
     batch.forEach((w, i) => {
       const o = outcomes[i] as KeyValue | StorageError;
       if (o instanceof StorageError) w.reject(o);
       else w.resolve(o);
     });
+  }
+
+  /** The write lock is held elsewhere: keep the batch (ahead of anything queued later) and try again soon. */
+  private retryLater(batch: PendingWrite[]): void {
+    const now = Date.now();
+    const limit = this.opts.writeLockTimeoutMs ?? WRITE_LOCK_TIMEOUT_MS;
+    const keep: PendingWrite[] = [];
+    for (const w of batch) {
+      w.busySince ??= now;
+      if (now - w.busySince >= limit) {
+        w.reject(new StorageError('Unavailable', `committing writes: database is locked (another connection held the write lock for ${now - w.busySince} ms)`));
+      } else keep.push(w);
+    }
+    this.pending = keep.concat(this.pending);
+    if (this.pending.length === 0) {
+      this.busyRetries = 0;
+      return;
+    }
+    const delay = BUSY_RETRY_MS[Math.min(this.busyRetries++, BUSY_RETRY_MS.length - 1)] as number;
+    this.flushScheduled = true;
+    this.retryTimer = setTimeout(() => this.flush(), delay);
+  }
+
+  /** Another process announced a commit: publish it now, and retry a batch that waits for the write lock. */
+  private onPeerCommit(revision: number): void {
+    if (!this.closed && revision > this.hub.lastRevision) this.pollIfChanged();
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      setImmediate(() => this.flush());
+    }
   }
 
   /** One write inside the batch transaction. Checks come first, so a failed write inserts nothing. */
@@ -256,7 +356,7 @@ export class SqliteBackend implements Backend {
   }
 
   private insert(key: string, created: number, deleted: number, prev: number, value: Uint8Array | null): number {
-    return Number(this.stmt.insert!.run(key, created, deleted, prev, value).lastInsertRowid);
+    return (this.lastInserted = Number(this.stmt.insert!.run(key, created, deleted, prev, value).lastInsertRowid));
   }
 
   // ---- change feed ----
@@ -309,6 +409,12 @@ export class SqliteBackend implements Backend {
       throw asStorageError(e, what);
     }
   }
+}
+
+/** SQLITE_BUSY (and its extended codes): another connection holds the lock. */
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 function toKV(row: Row): KeyValue {
