@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { buildChain } from './chain.js';
 import { buildDiscovery } from './discovery.js';
 import { HealthChecks } from './health.js';
 import type { Req, Res } from './http.js';
+import { StreamReq, StreamRes } from './h2-stream.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
 import { routeRequest, SERVER_VERSION } from './routes.js';
@@ -160,12 +162,22 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     // Ask for (but do not require) a client certificate; the authenticators verify it (spec 5.2).
     requestCert: Boolean(opts.clientCAFile || opts.requestHeader),
     rejectUnauthorized: false,
-  }, (req, res) => {
+  });
+  const serve = (req: Req, res: Res) => {
     inFlight++;
     res.once('close', () => {
       if (--inFlight === 0) idle?.();
     });
-    void chain(req as unknown as Req, res as unknown as Res);
+    void chain(req, res);
+  };
+  // HTTP/1.1 requests arrive as node's request/response objects. Adding a 'request' listener also makes
+  // node serve HTTP/2 streams through its compatibility layer; that listener is replaced by the raw stream
+  // adapter, which costs less per request (h2-stream.ts).
+  server.on('request', (req, res) => serve(req as unknown as Req, res as unknown as Res));
+  server.removeAllListeners('stream');
+  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+    stream.on('error', () => undefined); // a client reset; the 'close' below still runs
+    serve(new StreamReq(stream, headers, rawHeaders), new StreamRes(stream, headers[':method'] === 'HEAD'));
   });
   const sockets = new Set<Socket>();
   server.on('secureConnection', (s: Socket) => {
