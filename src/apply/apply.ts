@@ -87,7 +87,7 @@ export function apply(args: ApplyArgs): ApplyResult {
     prev !== undefined &&
     prev.apiVersion === args.apiVersion &&
     setsEqual(prev.set, appliedSet) &&
-    jsonEqual(withoutManaged(live ?? {}), withoutManaged(object));
+    equalBesidesManaged(live ?? {}, object);
   const mine: ManagedSet = { ...self, apiVersion: args.apiVersion, time: unchanged ? prev.time : args.now, set: appliedSet };
   const list = prev ? next.map((e) => (sameManager(e, self) ? mine : e)) : [...next, mine];
 
@@ -158,10 +158,20 @@ function isKeyField(path: readonly string[]): boolean {
   return Object.hasOwn(JSON.parse(parent.slice(2)) as object, last.slice(2));
 }
 
-function withoutManaged(o: ApiObject): unknown {
-  const c = cloneJson(o) as ApiObject;
-  if (c.metadata) delete c.metadata.managedFields;
-  return c;
+/** Deep equality that skips `metadata.managedFields`, without copying either object. */
+function equalBesidesManaged(a: ApiObject, b: ApiObject): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k)) return false;
+    const [x, y] = [(a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]];
+    if (k === 'metadata' && isJsonObject(x) && isJsonObject(y)) {
+      const mx = Object.keys(x).filter((m) => m !== 'managedFields');
+      const my = Object.keys(y).filter((m) => m !== 'managedFields');
+      if (mx.length !== my.length || mx.some((m) => !Object.hasOwn(y, m) || !jsonEqual(x[m], y[m]))) return false;
+    } else if (!jsonEqual(x, y)) return false;
+  }
+  return true;
 }
 
 function setManagedFields(o: ApiObject, managedFields: ManagedFieldsEntry[]): void {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../errors/index.js';
-import { fieldSet, fieldSetOf, leaves, pathString, union, difference, intersection, has, isEmpty } from './fieldset.js';
+import { ancestorKeys, fieldSet, fieldSetOf, leaves, parsePathKey, pathKey, pathString, union, difference, intersection, has, isEmpty } from './fieldset.js';
 import { fromFieldsV1, toFieldsV1 } from './fieldsv1.js';
 import { decodeManagedFields, encodeManagedFields, isResetRequest } from './managed.js';
 import { mergeOrder } from './merge.js';
@@ -110,6 +110,31 @@ describe('spec 2.4: field sets follow the schema', () => {
     [['f:args', 'i:3'], '.args[3]'],
   ];
   for (const [path, want] of readable) it(`readable path ${want}`, () => assert.equal(pathString(path), want));
+});
+
+describe('spec 2.4: field path keys', () => {
+  const cases: { name: string; path: string[] }[] = [
+    { name: 'the root', path: [] },
+    { name: 'one field', path: ['f:metadata'] },
+    { name: 'nested fields', path: ['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image'] },
+    { name: 'a backslash in JSON text', path: ['f:data', 'v:"a\\"b"'] },
+    { name: 'a NUL inside a segment', path: ['f:data', 'f:a\u0000b', 'f:c'] },
+    { name: 'an escaped-looking sequence', path: ['f:x\\0', 'f:\\\\'] },
+    { name: 'an empty field name', path: ['f:', 'f:a'] },
+  ];
+  for (const c of cases) {
+    it(`round-trips ${c.name}`, () => assert.deepEqual(parsePathKey(pathKey(c.path)), c.path));
+  }
+  it('different paths never share a key', () => {
+    const keys = new Set(cases.map((c) => pathKey(c.path)));
+    assert.equal(keys.size, cases.length);
+    assert.notEqual(pathKey(['f:a\u0000f:b']), pathKey(['f:a', 'f:b']));
+  });
+  it('ancestor keys are the keys of every strict prefix', () => {
+    const p = ['f:spec', 'f:a\u0000b', 'k:{"k":"\\\\"}', 'f:c'];
+    const got = [...ancestorKeys(new Set([pathKey(p)]))].map(parsePathKey);
+    assert.deepEqual(got, [p.slice(0, 1), p.slice(0, 2), p.slice(0, 3)]);
+  });
 });
 
 describe('spec 2.4: FieldsV1', () => {

@@ -2,8 +2,8 @@
  * Field sets of server-side apply (spec 2.4): which leaf paths an object sets, as seen through its schema.
  *
  * A path is a list of segments: `f:<field>`, `k:<json of the key fields>` (map-list element),
- * `v:<json value>` (set-list element) and `i:<index>`. A FieldSet holds each path as its JSON-array string,
- * so plain `Set` membership works. List elements and granular map entries are members themselves
+ * `v:<json value>` (set-list element) and `i:<index>`. A FieldSet holds each path as a string key
+ * (`pathKey`), so plain `Set` membership works. List elements and granular map entries are members themselves
  * (the `.` entry of FieldsV1) besides the leaves below them.
  */
 import type { Schema } from '../registry/types.js';
@@ -15,8 +15,31 @@ export type FieldSet = ReadonlySet<string>;
 
 export const emptySet: FieldSet = new Set<string>();
 
-export const pathKey = (path: FieldPath): string => JSON.stringify(path);
-export const parsePathKey = (key: string): string[] => JSON.parse(key) as string[];
+/**
+ * A path's key: its segments joined by NUL. A segment holding a NUL or a backslash (possible inside field
+ * names and `k:`/`v:` JSON) is escaped first (`\\` and `\0`), so every key maps back to exactly one path.
+ * Several times cheaper than JSON text, and apply builds and parses thousands of these per request.
+ * Example: ['f:data', 'f:a\u0000b'] -> 'f:data\u0000f:a\\0b'; [] -> ''.
+ */
+export function pathKey(path: FieldPath): string {
+  let out = '';
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i] as string;
+    const safe = seg.indexOf('\\') < 0 && seg.indexOf('\0') < 0 ? seg : seg.replace(/\\/g, '\\\\').replace(/\0/g, '\\0');
+    out = i === 0 ? safe : `${out}\0${safe}`;
+  }
+  return out;
+}
+
+export function parsePathKey(key: string): string[] {
+  if (key === '') return [];
+  const segs = key.split('\0');
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i] as string;
+    if (s.indexOf('\\') >= 0) segs[i] = s.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? '\0' : '\\'));
+  }
+  return segs;
+}
 
 export const fieldSet = (paths: Iterable<FieldPath>): FieldSet => new Set([...paths].map(pathKey));
 
@@ -54,8 +77,8 @@ export const leaves = (set: FieldSet): string[][] => [...set].map(parsePathKey).
 export function ancestorKeys(set: FieldSet): Set<string> {
   const out = new Set<string>();
   for (const key of set) {
-    const p = parsePathKey(key);
-    for (let i = 1; i < p.length; i++) out.add(pathKey(p.slice(0, i)));
+    // Separators in a key are exactly its NULs (escaping never writes one), so prefixes are slices.
+    for (let i = key.indexOf('\0'); i >= 0; i = key.indexOf('\0', i + 1)) out.add(key.slice(0, i));
   }
   return out;
 }

@@ -9,14 +9,20 @@ import { cloneJson, isJsonObject, setOwn, type JsonObject } from '../patch/json.
 import { DEDUCED, elementSegment, isObjectSchema, listShape, memberSchema, pathString } from './fieldset.js';
 
 export function mergeApplied(live: unknown, applied: unknown, schema: Schema | undefined, path: string[] = []): unknown {
+  return merge(cloneJson(live), applied, schema, path);
+}
+
+/** `live` is already a private copy (cloned once at the top), so no level copies it again. */
+function merge(live: unknown, applied: unknown, schema: Schema | undefined, path: string[]): unknown {
   if (schema && isJsonObject(applied) && isObjectSchema(schema) && schema['x-kubernetes-map-type'] !== 'atomic') {
-    const out = (isJsonObject(live) ? cloneJson(live) : {}) as JsonObject;
-    for (const [key, value] of Object.entries(applied)) {
+    const out = (isJsonObject(live) ? live : {}) as JsonObject;
+    for (const key of Object.keys(applied)) {
+      const value = applied[key];
       if (value === null) {
         delete out[key];
         continue;
       }
-      setOwn(out, key, mergeApplied(out[key], value, memberSchema(schema, key).schema, [...path, `f:${key}`]));
+      setOwn(out, key, merge(out[key], value, memberSchema(schema, key).schema, [...path, `f:${key}`]));
     }
     return out;
   }
@@ -40,9 +46,9 @@ export function mergeApplied(live: unknown, applied: unknown, schema: Schema | u
     });
     return mergeOrder(liveIds, appliedIds).map((slot) => {
       const lv = slot.live === undefined ? undefined : liveList[slot.live];
-      if (slot.applied === undefined) return cloneJson(lv);
+      if (slot.applied === undefined) return lv;
       const av = applied[slot.applied];
-      return shape.type === 'map' ? mergeApplied(lv, av, schema.items ?? DEDUCED, [...path, slot.id]) : cloneJson(av);
+      return shape.type === 'map' ? merge(lv, av, schema.items ?? DEDUCED, [...path, slot.id]) : cloneJson(av);
     });
   }
   return cloneJson(applied);

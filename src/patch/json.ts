@@ -18,13 +18,20 @@ export function setOwn(o: JsonObject, key: string, value: unknown): void {
 
 /** Deep copy of a JSON value that shares nothing with its input. */
 export function cloneJson(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(cloneJson);
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) setOwn(out, k, cloneJson(x));
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i]);
     return out;
   }
-  return v;
+  // Object.keys and plain assignment: this runs for every field of every write (apply clones the live object).
+  const o = v as JsonObject;
+  const out: JsonObject = {};
+  for (const k of Object.keys(o)) {
+    if (k === '__proto__') setOwn(out, k, cloneJson(o[k]));
+    else out[k] = cloneJson(o[k]);
+  }
+  return out;
 }
 
 /** RFC 6902 equality: same type, arrays element-wise in order, objects by member set regardless of order. */
