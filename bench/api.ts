@@ -5,6 +5,7 @@
  *   npm run bench -- api                          # starts orch-apiserver (SQLite, durable) as a child process
  *   npm run bench -- api --url URL --token T [--ca FILE] [--insecure]
  *   npm run bench -- api --ops get,update          # only these phases (create,get,update,merge-patch)
+ *   npm run bench -- api --workers=2               # the child runs with --workers=2
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -93,7 +94,18 @@ export async function startChild(extraArgs: string[] = [], prepare?: (dir: strin
   prepare?.(dir);
   const t0 = performance.now();
   const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0', ...extraArgs.map((a) => a.replace('{dir}', dir))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0', ...extraArgs.map((a) => a.replace('{dir}', dir))], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // With --workers, the measurement starts once every worker serves (the supervisor says so on stderr).
+  const multi = extraArgs.some((a) => /^--workers=(?!1$)/.test(a));
+  const allServing = new Promise<void>((resolve) => {
+    let err = '';
+    child.stderr!.on('data', (c) => {
+      process.stderr.write(c);
+      err += c;
+      if (/all \d+ workers serving/.test(err)) resolve();
+    });
+    if (!multi) resolve();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c) => {
@@ -116,6 +128,7 @@ export async function startChild(extraArgs: string[] = [], prepare?: (dir: strin
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = performance.now() - t0;
+  await allServing;
   session.close();
   return {
     target,
@@ -143,7 +156,7 @@ async function inProcessStartMs(): Promise<number> {
 }
 
 export async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' }, ops: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' }, ops: { type: 'string' }, workers: { type: 'string' } } });
   const ops = new Set((values.ops ?? OPS.join(',')).split(',').map((o) => o.trim()));
   for (const o of ops) if (!(OPS as readonly string[]).includes(o)) throw new Error(`--ops: unknown operation "${o}" (known: ${OPS.join(', ')})`);
   const header = `api benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CLIENTS} clients over ${SESSIONS} HTTP/2 connections, ${PHASE_MS} ms per phase`;
@@ -155,11 +168,11 @@ export async function main(args: string[]): Promise<void> {
     return;
   }
   const startMs = await inProcessStartMs();
-  const child = await startChild();
+  const child = await startChild(values.workers ? [`--workers=${values.workers}`] : []);
   try {
     const rows = await benchTarget(child.target, ops as Set<Op>);
     console.log(header);
-    console.log(`orch-apiserver (SQLite, synchronous=FULL): process start to /readyz 200 in ${fmt(child.readyMs)} ms; startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
+    console.log(`orch-apiserver (SQLite, synchronous=FULL, ${values.workers ?? 1} worker(s)): process start to /readyz 200 in ${fmt(child.readyMs)} ms; startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
     console.table(rows);
   } finally {
     await child.stop();
