@@ -3,13 +3,13 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/ind
 import { forbidden, internalError, isStatusError, StatusError, tooManyRequests } from '../errors/index.js';
 import { sendStatusError, type Req, type Res } from './http.js';
 import { impersonate } from './impersonation.js';
-import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { parseRequestInfo, parseRequestUrl, type RequestInfo, type RequestUrl } from './request-info.js';
 
 /** What the final handler gets once a request has passed every filter. */
 export interface RequestContext {
   req: Req;
   res: Res;
-  url: URL;
+  url: RequestUrl;
   info: RequestInfo;
   user: UserInfo;
 }
@@ -37,7 +37,7 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
     let slot: 'readOnly' | 'mutating' | undefined;
     try {
       // 1. Request info: what is being asked for (pure parse of method + URL).
-      const url = new URL(req.url ?? '/', 'https://orch.invalid');
+      const url = parseRequestUrl(req.url ?? '/');
       path = url.pathname;
       const info = parseRequestInfo(method, url.pathname, url.searchParams);
       // 1b. Max in flight: past the limit, 429 with Retry-After (long-running watches do not count).

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RBAC_GROUP } from '../api/naming.js';
 import { isStatusError } from '../errors/index.js';
-import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { parseRequestInfo, parseRequestUrl, type RequestInfo } from './request-info.js';
 
 type Want = Partial<RequestInfo>;
 interface Case {
@@ -145,4 +145,31 @@ describe('request info', () => {
       (e: unknown) => isStatusError(e) && e.code === 400,
     );
   });
+});
+
+describe('request targets (spec 4.1): path and query as URL parsing of origin + target gives them', () => {
+  const targets = [
+    '/',
+    '/api/v1/namespaces/default/pods',
+    '/api/v1/namespaces/default/configmaps/kube-root-ca.crt?resourceVersion=0',
+    '/apis/rbac.authorization.orch.io/v1/clusterroles/system:controller:x',
+    '/api/v1/pods?watch=1&labelSelector=a%3Db%2Cc+in+(x,y)&fieldSelector=spec.nodeName%3Dn1',
+    '/api/v1/namespaces/default/../kube-system/secrets',
+    '/api/v1/./pods',
+    '/api/v1/namespaces/a%2Fb/pods',
+    '/api/v1/namespaces/x y/pods',
+    '/api/v1/pods?a=1&a=2&b',
+    '/api/v1/pods#frag',
+    '/api/v1/pods/name?',
+    '//api/v1/pods',
+    '/api/v1/namespaces/ü/pods',
+  ];
+  for (const t of targets) {
+    it(`${JSON.stringify(t)}`, () => {
+      const u = new URL(`https://orch.invalid${t}`);
+      const got = parseRequestUrl(t);
+      assert.equal(got.pathname, u.pathname);
+      assert.deepEqual([...got.searchParams], [...u.searchParams]);
+    });
+  }
 });

@@ -21,6 +21,31 @@ export interface RequestInfo {
   parts: string[]; // path segments after /api/<v> or /apis/<g>/<v>
 }
 
+/** The parts of a request target the server uses. */
+export interface RequestUrl {
+  pathname: string;
+  searchParams: URLSearchParams;
+}
+
+/** Paths made only of these, with no dot segment, are already what URL parsing would make of them. */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~:@/]*$/;
+
+/**
+ * Splits a request target (`/api/v1/pods?watch=1`) into path and query as `new URL` would (dot segments
+ * resolved, unusual characters escaped), without building a URL for the common plain path: that took ~4 %
+ * of a GET's CPU.
+ */
+export function parseRequestUrl(target: string): RequestUrl {
+  const q = target.indexOf('?');
+  const raw = q < 0 ? target : target.slice(0, q);
+  if (PLAIN_PATH.test(raw) && !raw.includes('/.') && raw.indexOf('#') < 0) {
+    return { pathname: raw, searchParams: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+  }
+  // Appended to an origin, not resolved against it: `//x/y` is a path here, not a host.
+  const u = new URL(`https://orch.invalid${target.startsWith('/') ? '' : '/'}${target}`);
+  return { pathname: u.pathname, searchParams: u.searchParams };
+}
+
 /** After `namespaces/<name>` these address the namespace object itself, not a resource inside it. */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 

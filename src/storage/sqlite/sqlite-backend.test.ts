@@ -45,6 +45,28 @@ describe('sqlite backend specifics', () => {
     await b.close();
   });
 
+  it('spec 4.5 consistent reads: the revision read is shared within a turn but never across one', async () => {
+    const path = tempPath();
+    const a = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    const other = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
+    try {
+      const r1 = await a.currentRevision();
+      // Reads started in one turn share the value (one query).
+      const [x, y] = await Promise.all([a.currentRevision(), a.currentRevision()]);
+      assert.equal(x, y);
+      // A commit by another connection, acknowledged in a later turn, is seen by the next read at once.
+      const kv = await other.create('/memo/k', new TextEncoder().encode('v'));
+      assert.equal(await a.currentRevision(), kv.modRevision);
+      assert.ok(kv.modRevision > r1);
+      // And so is a local commit.
+      const kv2 = await a.create('/memo/k2', new TextEncoder().encode('v'));
+      assert.equal(await a.currentRevision(), kv2.modRevision);
+    } finally {
+      await other.close();
+      await a.close();
+    }
+  });
+
   it('commits concurrent writes of one tick as one group, each with its own outcome', async () => {
     const b = new SqliteBackend({ path: tempPath(), history: { compactIntervalMs: 0 } });
     const enc = new TextEncoder();

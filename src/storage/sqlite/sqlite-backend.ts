@@ -95,6 +95,8 @@ export class SqliteBackend implements Backend {
   private lastInserted = 0;
   private pollTimer: NodeJS.Timeout;
   private dataVersion = -1;
+  /** currentRevision() within the current turn (see there). */
+  private revisionMemo: number | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
   private compacting: Promise<number> | undefined;
@@ -144,14 +146,29 @@ export class SqliteBackend implements Backend {
     this.unsubscribePeers = opts.peers?.subscribe((revision) => this.onPeerCommit(revision));
   }
 
+  /**
+   * The store's revision, read once per turn of the event loop: every consistent read asks for it, and
+   * reads that start together share one query (it was ~15 % of a GET's CPU).
+   *
+   * Why sharing is still linearizable: a request's bytes are read from its socket in a macrotask, and the
+   * memo lives only until the microtask queue of the macrotask that set it drains. So every request that
+   * uses the memo arrived before it was taken, and the revision is at least as new as any write
+   * acknowledged before that request arrived. Example: requests A and B arrive in one socket read; A's
+   * check queries (revision 41) and B's reuses 41. A write acknowledged later (a setImmediate turn of its
+   * own) and a request C read from the socket after it both run in later macrotasks, after the memo is gone.
+   */
   async currentRevision(): Promise<number> {
-    return this.guard('reading the revision', () => {
-      const revision = this.readRevision();
+    if (this.revisionMemo !== undefined) return this.revisionMemo;
+    const revision = this.guard('reading the revision', () => {
+      const r = this.readRevision();
       // Another process committed and the feed has not seen it yet: catch up now, so a consistent read that
       // waits for this revision need not wait for the poll or the peer's announcement.
-      if (revision > this.hub.lastRevision && this.hub.size > 0) this.poll();
-      return revision;
+      if (r > this.hub.lastRevision && this.hub.size > 0) this.poll();
+      return r;
     });
+    this.revisionMemo = revision;
+    queueMicrotask(() => (this.revisionMemo = undefined));
+    return revision;
   }
 
   async compactedRevision(): Promise<number> {
