@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { parseFlags, type CliOptions } from '../src/cmd/apiserver-flags.js';
-import { client } from './helpers/client.js';
+import { client, watchEvents } from './helpers/client.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-apiserver.js', import.meta.url));
 const dirs: string[] = [];
@@ -168,37 +167,7 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, timeo
 function openWatch(t: Target, path: string, count: number, timeoutMs = 10_000) {
   let opened!: () => void;
   const openedP = new Promise<void>((r) => (opened = r));
-  const events = new Promise<any[]>((resolve, reject) => {
-    const got: any[] = [];
-    let buf = '';
-    const req = httpsRequest(new URL(path, t.url), { headers: { authorization: `Bearer ${t.adminToken}` }, ca: t.caCertPem, agent: false }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`watch status ${res.statusCode}`));
-      opened();
-      res.on('data', (c: Buffer) => {
-        buf += c.toString('utf8');
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) got.push(JSON.parse(line));
-          if (got.length >= count) {
-            clearTimeout(timer);
-            req.destroy();
-            return resolve(got);
-          }
-        }
-      });
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new Error(`watch timed out with ${got.length}/${count} events`));
-    }, timeoutMs);
-    req.on('error', (e) => {
-      if (got.length < count) reject(e);
-    });
-    req.end();
-  });
-  return { opened: openedP, events };
+  return { opened: openedP, events: watchEvents(t, path, count, timeoutMs, opened) };
 }
 
 const CM = '/api/v1/namespaces/default/configmaps';

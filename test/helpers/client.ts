@@ -54,18 +54,28 @@ export function client(server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminT
   };
 }
 
-/** Opens a watch and collects parsed events until `count` arrived (or the timeout). */
-export function watchEvents(server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminToken'>, path: string, count: number, timeoutMs = 5000): Promise<any[]> {
+/**
+ * Opens a watch (on a connection of its own) and collects parsed events until `count` arrived (or the
+ * timeout). `onOpen` runs when the response headers arrive, i.e. once the server is watching.
+ */
+export function watchEvents(
+  server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminToken'>,
+  path: string,
+  count: number,
+  timeoutMs = 5000,
+  onOpen?: () => void,
+): Promise<any[]> {
   return new Promise((resolve, reject) => {
     const events: any[] = [];
     let buf = '';
-    const req = httpsRequest(new URL(path, server.url), { headers: { authorization: `Bearer ${server.adminToken}` }, ca: server.caCertPem }, (res) => {
+    const req = httpsRequest(new URL(path, server.url), { headers: { authorization: `Bearer ${server.adminToken}` }, ca: server.caCertPem, agent: false }, (res) => {
       if (res.statusCode !== 200) {
         let t = '';
         res.on('data', (c) => (t += c));
         res.on('end', () => reject(new Error(`watch status ${res.statusCode}: ${t}`)));
         return;
       }
+      onOpen?.();
       res.on('data', (c: Buffer) => {
         buf += c.toString('utf8');
         let i;
