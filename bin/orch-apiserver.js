@@ -30,7 +30,7 @@ function builtAt() {
   }
 }
 
-if (builtAt() < newest(src)) {
+async function buildBundle() {
   const { build } = await import('esbuild');
   mkdirSync(outDir, { recursive: true });
   // Build to a private name, then rename: processes starting at the same time never see half a file.
@@ -49,5 +49,22 @@ if (builtAt() < newest(src)) {
   copyFileSync(join(src, 'storage', 'etcd', 'etcd.proto'), join(outDir, 'etcd.proto')); // read at run time
   renameSync(tmp, bundle);
 }
+
+let useBundle = true;
+if (builtAt() < newest(src)) {
+  try {
+    await buildBundle();
+  } catch (e) {
+    // A read-only install, say: run the sources through the TypeScript loader instead (slower to start).
+    process.stderr.write(`orch-apiserver: cannot build ${bundle} (${e instanceof Error ? e.message : String(e)}); loading the TypeScript sources\n`);
+    useBundle = false;
+  }
+}
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(bundle).href);
+if (useBundle) {
+  await import(pathToFileURL(bundle).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(pathToFileURL(join(src, 'cmd', 'apiserver.ts')).href);
+}
