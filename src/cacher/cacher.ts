@@ -49,7 +49,6 @@ export class Cacher {
     for (const w of this.waiters.splice(0)) w.resolve(false);
   }
 
-  /** Resolves true once the cache has reached `revision`, false after `timeoutMs`. */
   /**
    * Whether the feed has shown that it sends progress notifications (memory and SQLite do; etcd here does
    * not). Only then does the revision follow writes to other prefixes, so only then is waiting for the
@@ -57,6 +56,7 @@ export class Cacher {
    */
   progressNotified = false;
 
+  /** Resolves true once the cache has reached `revision`, false after `timeoutMs`. */
   waitFor(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= revision) return Promise.resolve(true);
     return new Promise((resolve) => {

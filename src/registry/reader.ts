@@ -156,5 +156,3 @@ export class ResourceReader {
     };
   }
 }
-
-export { tooLargeRV };

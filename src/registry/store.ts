@@ -69,8 +69,7 @@ export class GenericStore {
     return itemKey(this.type.storageKey, this.type.namespaced ? namespace : undefined, name);
   }
 
-  /** The stored bytes of one object (a consistent read from storage). */
-  /** The stored object at storage's latest revision; `notOlderThan` past that revision is a 504 (spec 4.5). */
+  /** The stored bytes of one object at storage's latest revision; `notOlderThan` past it is a 504 (spec 4.5). */
   async getKV(namespace: string | undefined, name: string, notOlderThan?: number): Promise<KeyValue> {
     if (notOlderThan !== undefined) {
       const current = await this.deps.backend.currentRevision().catch(fromStorageError);

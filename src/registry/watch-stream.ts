@@ -5,7 +5,8 @@ import { badRequest, gone } from '../errors/index.js';
 import { objectJson } from './codec.js';
 import { collectionPrefix } from './keys.js';
 import { makeFilter, type Filter } from './list-watch.js';
-import { tooLargeRV, type ResourceReader } from './reader.js';
+import type { ResourceReader } from './reader.js';
+import { tooLargeRV } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 
 export interface WatchRequest {
