@@ -56,6 +56,12 @@ describe('HTTP/2 (spec 4.4): the same API over raw streams', () => {
     assert.equal(JSON.parse(bad.body.toString()).kind, 'Status');
     const unauth = await req('GET', '/api/v1/namespaces', { authorization: 'Bearer wrong' });
     assert.equal(unauth.status, 401);
+    // Refused before its body is read: the Status still arrives whole, and the connection keeps serving.
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nope' }, data: { a: 'x'.repeat(200_000) } });
+    const refused = await req('POST', '/api/v1/namespaces/default/configmaps', { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body);
+    assert.equal(refused.status, 401);
+    assert.equal(JSON.parse(refused.body.toString()).kind, 'Status');
+    assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/nope')).status, 404);
   });
 
   it('a body over 3 MiB is 413 and the connection keeps serving (spec 7)', async () => {
