@@ -31,3 +31,4 @@ export {
   TOTAL_ANNOTATION_SIZE_LIMIT,
   type ObjectMetaOptions,
 } from './metadata.js';
+export { optionalBoolean } from './values.js';

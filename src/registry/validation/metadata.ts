@@ -3,6 +3,7 @@
  * Returns every problem found rather than throwing, so a strategy can merge these with its own field errors
  * and the store can raise one `invalid(...)` naming all of them.
  */
+import { optionalBoolean } from './values.js';
 import { fieldError, type FieldError } from '../../errors/index.js';
 import { isDNS1123Label, isLabelValue, isQualifiedName, validateName, type NameRule } from './names.js';
 
@@ -195,8 +196,7 @@ export function validateOwnerReferences(refs: unknown, field: string): FieldErro
     const uid = s('uid');
     if (uid === '') errs.push(fieldError.invalid(`${p}.uid`, uid, 'uid must not be empty'));
     for (const k of ['controller', 'blockOwnerDeletion']) {
-      const v = own(ref, k);
-      if (!isMissing(v) && typeof v !== 'boolean') errs.push(fieldError.typeInvalid(`${p}.${k}`, v, 'must be of type boolean'));
+      errs.push(...optionalBoolean(`${p}.${k}`, own(ref, k)));
     }
     if (own(ref, 'controller') === true) {
       const current = `${kind ?? ''}/${name ?? ''}`;

@@ -1,6 +1,7 @@
 /** core/v1 ConfigMap: non-confidential key/value data for pods to consume. */
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
+import { optionalBoolean } from '../../validation/index.js';
 import { bool, bytes, column, mapOf, objectSchema, stringMap } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { checkKeys, decodedLength, isBase64, MAX_DATA_SIZE, tooLarge, validateImmutable } from './keys.js';
@@ -34,9 +35,7 @@ function validate(o: ApiObject): FieldError[] {
   }
   // The reference reports the size on the object itself (an empty path) because it spans both maps.
   if (size > MAX_DATA_SIZE) errs.push(tooLarge(''));
-  if (o.immutable !== undefined && o.immutable !== null && typeof o.immutable !== 'boolean') {
-    errs.push(fieldError.typeInvalid('immutable', o.immutable, 'must be of type boolean'));
-  }
+  errs.push(...optionalBoolean('immutable', o.immutable));
   return errs;
 }
 

@@ -6,7 +6,7 @@ import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
-import { isLabelValue, isQualifiedName } from '../../validation/index.js';
+import { isLabelValue, isQualifiedName, optionalBoolean } from '../../validation/index.js';
 import { nodeSchema } from './schema.js';
 import { metadataForStatusWrite } from '../../object-meta.js';
 
@@ -62,9 +62,7 @@ function validate(o: ApiObject): FieldError[] {
   } else if (text(spec.podCIDR) !== '' && cidrFamily(text(spec.podCIDR)) === 0) {
     errs.push(fieldError.invalid('spec.podCIDR', spec.podCIDR, CIDR_ERROR));
   }
-  if (spec.unschedulable !== undefined && spec.unschedulable !== null && typeof spec.unschedulable !== 'boolean') {
-    errs.push(fieldError.typeInvalid('spec.unschedulable', spec.unschedulable, 'must be of type boolean'));
-  }
+  errs.push(...optionalBoolean('spec.unschedulable', spec.unschedulable));
   const seen = new Set<string>();
   objects(spec.taints).forEach((t, i) => {
     const p = `spec.taints[${i}]`;

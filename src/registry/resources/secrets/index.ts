@@ -1,6 +1,7 @@
 /** core/v1 Secret: confidential key/value data; `stringData` is a write-only convenience folded into `data`. */
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
+import { optionalBoolean } from '../../validation/index.js';
 import { bool, bytes, column, mapOf, objectSchema, str, stringMap } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { SECRET_TYPES, SERVICE_ACCOUNT_NAME_ANNOTATION } from './types.js';
@@ -95,9 +96,7 @@ function validate(o: ApiObject): FieldError[] {
         errs.push(fieldError.typeInvalid('type', o.type, 'must be of type string'));
       }
   }
-  if (o.immutable !== undefined && o.immutable !== null && typeof o.immutable !== 'boolean') {
-    errs.push(fieldError.typeInvalid('immutable', o.immutable, 'must be of type boolean'));
-  }
+  errs.push(...optionalBoolean('immutable', o.immutable));
   return errs;
 }
 

@@ -1,6 +1,7 @@
 /** core/v1 ServiceAccount: an identity for processes in pods, with the secrets they may use. */
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
+import { optionalBoolean } from '../../validation/index.js';
 import { arrayOf, bool, column, mapList, obj, objectSchema, str } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 
@@ -58,10 +59,7 @@ function validate(o: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
   checkRefs(o.secrets, 'secrets', errs);
   checkRefs(o.imagePullSecrets, 'imagePullSecrets', errs);
-  const auto = o.automountServiceAccountToken;
-  if (auto !== undefined && auto !== null && typeof auto !== 'boolean') {
-    errs.push(fieldError.typeInvalid('automountServiceAccountToken', auto, 'must be of type boolean'));
-  }
+  errs.push(...optionalBoolean('automountServiceAccountToken', o.automountServiceAccountToken));
   return errs;
 }
 
