@@ -30,13 +30,11 @@ function builtAt() {
   }
 }
 
-async function buildBundle() {
-  const { build } = await import('esbuild');
-  mkdirSync(outDir, { recursive: true });
-  // Build to a private name, then rename: processes starting at the same time never see half a file.
-  const tmp = `${bundle}.${process.pid}.tmp`;
+/** Bundles `entry` into `outFile`: built to a private name, then renamed, so processes starting at the same time never see half a file. */
+async function bundleTo(build, entry, outFile) {
+  const tmp = `${outFile}.${process.pid}.tmp`;
   await build({
-    entryPoints: [join(src, 'cmd', 'apiserver.ts')],
+    entryPoints: [entry],
     outfile: tmp,
     bundle: true,
     platform: 'node',
@@ -46,8 +44,16 @@ async function buildBundle() {
     sourcemap: 'inline',
     logLevel: 'error',
   });
-  copyFileSync(join(src, 'storage', 'etcd', 'etcd.proto'), join(outDir, 'etcd.proto')); // read at run time
-  renameSync(tmp, bundle);
+  renameSync(tmp, outFile);
+}
+
+async function buildBundle() {
+  const { build } = await import('esbuild');
+  mkdirSync(outDir, { recursive: true });
+  // Files the bundle loads at run time, next to it: the SQLite writer thread's entry and etcd's proto.
+  await bundleTo(build, join(src, 'storage', 'sqlite', 'sqlite-writer.ts'), join(outDir, 'sqlite-writer.mjs'));
+  copyFileSync(join(src, 'storage', 'etcd', 'etcd.proto'), join(outDir, 'etcd.proto'));
+  await bundleTo(build, join(src, 'cmd', 'apiserver.ts'), bundle); // last: its time stamp marks the build done
 }
 
 let useBundle = true;

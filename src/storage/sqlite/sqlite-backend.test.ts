@@ -192,6 +192,7 @@ describe('sqlite backend: several connections on one file (--workers)', () => {
   it('a write still locked out after writeLockTimeoutMs fails with Unavailable "database is locked"', async () => {
     const path = tempPath();
     const b = new SqliteBackend({ path, history: { compactIntervalMs: 0 }, writeLockTimeoutMs: 250 });
+    await b.create('/warm', enc.encode('v')); // the writer thread is up before the clock starts
     const lock = holdWriteLock(path, 600);
     const { result: err, maxGapMs } = await longestStall(() => b.create('/k', enc.encode('v')).then(() => undefined, (e: unknown) => e));
     assert.ok(isStorageError(err, 'Unavailable'), String(err));
@@ -199,7 +200,7 @@ describe('sqlite backend: several connections on one file (--workers)', () => {
     // A writer waiting inside SQLite would stall the loop until the lock went (600 ms); noise is tens of ms.
     assert.ok(maxGapMs < 150, `the event loop stalled for ${maxGapMs.toFixed(1)} ms`);
     await lock;
-    assert.equal((await b.create('/k', enc.encode('v'))).modRevision, 1, 'nothing of the failed write was stored');
+    assert.equal((await b.create('/k', enc.encode('v'))).modRevision, 2, 'nothing of the failed write was stored');
     await b.close();
   });
 
@@ -259,5 +260,41 @@ describe('sqlite backend: several connections on one file (--workers)', () => {
     await other.close();
     await b.close();
     assert.equal(onPeerCommit, undefined, 'close unsubscribes from the peers');
+  });
+});
+
+describe('sqlite backend: the writer thread', () => {
+  it('a write whose writer thread dies fails with Unavailable; the next write starts a new thread and nothing half-written is stored', async () => {
+    const b = new SqliteBackend({ path: tempPath(), history: { compactIntervalMs: 0 } });
+    await b.create('/t/before', enc.encode('v'));
+    const thread = (b as unknown as { writer: { worker: { terminate(): Promise<number> } } }).writer.worker;
+    const lost = b.create('/t/lost', enc.encode('v'));
+    await thread.terminate();
+    const err = await lost.then(() => undefined, (e: unknown) => e);
+    // Either the commit landed before the thread went (then it is stored and acknowledged) or it failed whole.
+    if (err) {
+      assert.ok(isStorageError(err, 'Unavailable'), String(err));
+      assert.match((err as Error).message, /writer thread/);
+      assert.equal(await b.get('/t/lost'), undefined);
+    }
+    const after = await b.create('/t/after', enc.encode('v'));
+    assert.equal(after.modRevision, await b.currentRevision());
+    assert.ok(await b.get('/t/before'));
+    await b.close();
+  });
+
+  it('close() ends the writer thread every time, also when the thread exits before its last reply is read', async () => {
+    for (let i = 0; i < 8; i++) {
+      const b = new SqliteBackend({ path: tempPath(), history: { compactIntervalMs: 0 } });
+      await b.create('/c/k', enc.encode('v'));
+      const closing = b.close();
+      // Hold the main thread while the thread answers and exits, so its exit comes before the reply is read.
+      setImmediate(() => {
+        const until = performance.now() + 50 + i * 10;
+        while (performance.now() < until);
+      });
+      const closed = await Promise.race([closing.then(() => true), sleep(3000).then(() => false)]);
+      assert.ok(closed, `close ${i} did not finish`);
+    }
   });
 });

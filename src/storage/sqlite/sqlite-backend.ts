@@ -13,8 +13,9 @@ import {
 } from '../errors.js';
 import { HistoryWindow } from '../history-window.js';
 import { WatchHub } from '../watch-hub.js';
-import { compactRange } from './compactor.js';
 import { type FeedRow, migrate, prefixEnd, type Row } from './schema.js';
+import type { WireOutcome } from './writer-protocol.js';
+import { WriterThread, type WriteOp } from './writer-thread.js';
 
 export interface SqliteOptions {
   /** Path of the database file (created with its directory when missing). */
@@ -39,17 +40,10 @@ export interface CommitPeers {
   subscribe(onPeerCommit: (revision: number) => void): () => void;
 }
 
-type WriteOp =
-  | { kind: 'create'; key: string; value: Uint8Array }
-  | { kind: 'update'; key: string; value: Uint8Array; expected: number }
-  | { kind: 'delete'; key: string; expected: number | undefined };
-
 interface PendingWrite {
   op: WriteOp;
   resolve: (kv: KeyValue) => void;
   reject: (e: StorageError) => void;
-  /** When this write first found the database locked by another connection (ms since epoch). */
-  busySince?: number;
 }
 
 const FEED_BATCH = 2000;
@@ -57,28 +51,30 @@ const FEED_BATCH = 2000;
 const READ_BUSY_TIMEOUT_MS = 5000;
 /** A write retries a locked database for this long before it fails with Unavailable. */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
-/** Backoff between retries of a group commit that found the write lock held (ms); the last one repeats. */
-const BUSY_RETRY_MS = [1, 1, 2, 4, 8];
+/**
+ * Commits sent to the writer thread before the first is answered. Two let the thread start the next commit
+ * while the main thread publishes the last one; more only make batches smaller.
+ */
+const MAX_COMMITS_IN_FLIGHT = 2;
 
 /**
  * The embedded default backend: SQLite in WAL mode, one row per revision.
  *
+ * Writes go to a writer thread with its own connection (`sqlite-writer.ts`), so inserts, the commit's fsync
+ * and waiting for another process's write lock never block the event loop. Reads, the change feed and the
+ * revision use the main thread's connection; WAL lets them run while a commit is in progress.
+ *
  * Durability: `synchronous = FULL` makes every commit fsync the WAL before it returns, so an acknowledged
- * write survives `kill -9` and power loss. Group commit keeps that affordable: writes that arrive in the same
- * event-loop turn are queued and committed as one transaction (one fsync), and each caller then gets its own
- * result or error.
+ * write survives `kill -9` and power loss. Group commit keeps that affordable: at most two commits are in
+ * flight, and every write queued meanwhile goes into the next one (one transaction, one fsync); each caller
+ * then gets its own result or error. A write fails only on a real error or after waiting 5 s for another
+ * connection's write lock (`writeLockTimeoutMs`; "database is locked", Unavailable).
  *
- * Several processes on one file: the write transaction never waits inside SQLite. Group commits run with
- * `busy_timeout = 0`; when another connection holds the write lock the batch (and what queues meanwhile) is
- * kept and retried on a short timer, so the event loop never sleeps in SQLite's busy handler. A write fails
- * only on a real error or after retrying for 5 s (`writeLockTimeoutMs`; "database is locked", Unavailable).
- * Toggling the pragma on the one connection costs ~10 µs per commit (a commit's fsync takes milliseconds); a
- * separate write connection would cost the read connection its page cache on every local commit.
- *
- * Change feed: the feed tails the table (`id > lastSeen`). A local commit wakes it at once; writes by other
- * processes on the same file are found by a poll that first checks `PRAGMA data_version` (free when nothing
- * changed), so watches see every writer's changes in revision order. Peers (`opts.peers`) wake the feed as
- * soon as another process announces a commit, and a revision read that finds the feed behind catches it up.
+ * Change feed: a local commit publishes its own rows from the values it wrote (no read-back). Writes by
+ * other processes on the same file are read from the table (`id > lastSeen`): found by a poll that first
+ * checks `PRAGMA data_version` (free when nothing changed), by a peer's announcement (`opts.peers`), by a
+ * revision read that finds the feed behind, or as the gap before a local commit's first row. So watches see
+ * every writer's changes once, in revision order.
  */
 export class SqliteBackend implements Backend {
   readonly name = 'sqlite';
@@ -86,13 +82,12 @@ export class SqliteBackend implements Backend {
   private readonly hub = new WatchHub();
   private readonly window: HistoryWindow;
   private readonly stmt: Record<string, Statement>;
+  private readonly writer: WriterThread;
   private pending: PendingWrite[] = [];
-  /** A flush is due: on the next turn of the loop (`setImmediate`) or after a busy backoff (`retryTimer`). */
+  /** A flush is due on the next turn of the loop. */
   private flushScheduled = false;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private busyRetries = 0;
-  /** The newest id inserted by the transaction in progress. */
-  private lastInserted = 0;
+  /** Commits sent to the writer thread and not yet answered (at most MAX_COMMITS_IN_FLIGHT). */
+  private readonly committing = new Set<Promise<void>>();
   private pollTimer: NodeJS.Timeout;
   private dataVersion = -1;
   /** currentRevision() within the current turn (see there). */
@@ -114,12 +109,12 @@ export class SqliteBackend implements Backend {
       throw asStorageError(e, `opening ${opts.path}`);
     }
     const db = this.db;
+    this.writer = new WriterThread({ path: opts.path, writeLockTimeoutMs: opts.writeLockTimeoutMs ?? WRITE_LOCK_TIMEOUT_MS });
     this.stmt = {
       revision: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kv'`).pluck(),
       compactRev: db.prepare(`SELECT v FROM meta WHERE k = 'compact_rev'`).pluck(),
       latest: db.prepare(`SELECT id, name, created, deleted, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1`),
       at: db.prepare(`SELECT id, name, created, deleted, value FROM kv WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      insert: db.prepare(`INSERT INTO kv (name, created, deleted, prev, value) VALUES (?, ?, ?, ?, ?)`),
       list: db.prepare(`
         SELECT kv.id, kv.name, kv.created, kv.deleted, kv.value FROM kv
         JOIN (SELECT MAX(id) AS mid FROM kv WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m ON kv.id = m.mid
@@ -131,7 +126,7 @@ export class SqliteBackend implements Backend {
       feed: db.prepare(`
         SELECT kv.id, kv.name, kv.created, kv.deleted, kv.value,
                p.id AS pid, p.created AS pcreated, p.deleted AS pdeleted, p.value AS pvalue
-        FROM kv LEFT JOIN kv p ON p.id = kv.prev WHERE kv.id > ? ORDER BY kv.id LIMIT ${FEED_BATCH}`),
+        FROM kv LEFT JOIN kv p ON p.id = kv.prev WHERE kv.id > ? AND kv.id <= ? ORDER BY kv.id LIMIT ${FEED_BATCH}`),
       history: db.prepare(`
         SELECT kv.id, kv.name, kv.created, kv.deleted, kv.value,
                p.id AS pid, p.created AS pcreated, p.deleted AS pdeleted, p.value AS pvalue
@@ -237,11 +232,7 @@ export class SqliteBackend implements Backend {
       const target = Math.min(revision ?? this.window.sample(current), current);
       const from = this.readCompactRevision();
       if (target <= from) return from;
-      // Publish the new compact revision before deleting anything, so no reader sees half-compacted history.
-      this.db
-        .prepare(`INSERT INTO meta (k, v) VALUES ('compact_rev', ?) ON CONFLICT (k) DO UPDATE SET v = max(v, excluded.v)`)
-        .run(target);
-      await compactRange(this.db, from, target, () => this.closed);
+      await this.writer.compact(from, target);
       return target;
     })()
       .catch((e) => {
@@ -255,11 +246,12 @@ export class SqliteBackend implements Backend {
     this.closing ??= (async () => {
       await this.compacting?.catch(() => undefined);
       this.closed = true; // no new writes from here on
-      // Queued writes still commit (or fail after the lock timeout), without waiting inside SQLite.
-      while (this.pending.length > 0) {
-        if (this.flushScheduled) await new Promise((r) => setTimeout(r, 1));
+      // Queued writes still commit (or fail after the lock timeout).
+      while (this.pending.length > 0 || this.committing.size > 0) {
+        if (this.committing.size > 0) await Promise.all(this.committing);
         else this.flush();
       }
+      await this.writer.close().catch(() => undefined);
       this.unsubscribePeers?.();
       clearInterval(this.pollTimer);
       this.window.stop();
@@ -275,105 +267,81 @@ export class SqliteBackend implements Backend {
     if (this.closed) return Promise.reject(new StorageError('Unavailable', 'sqlite backend is closed'));
     return new Promise((resolve, reject) => {
       this.pending.push({ op, resolve, reject });
-      if (!this.flushScheduled) {
+      if (!this.flushScheduled && this.committing.size < MAX_COMMITS_IN_FLIGHT) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
     });
   }
 
-  /**
-   * Commits every queued write in one IMMEDIATE transaction; each write succeeds or fails on its own.
-   * `BEGIN IMMEDIATE` does not wait for a lock held by another connection (busy_timeout 0): the batch stays
-   * queued and is retried after a short backoff.
-   */
+  /** Sends every queued write to the writer thread as one transaction, unless enough commits are in flight. */
   private flush(): void {
     this.flushScheduled = false;
-    this.retryTimer = undefined;
+    if (this.committing.size >= MAX_COMMITS_IN_FLIGHT || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    if (batch.length === 0) return;
-    let outcomes: (KeyValue | StorageError)[];
-    this.lastInserted = 0;
-    try {
-      // Not a prepared statement: SQLite applies `PRAGMA busy_timeout = N` when it compiles the statement.
-      this.db.pragma('busy_timeout = 0');
+    const commit: Promise<void> = this.writer
+      .commit(batch.map((w) => w.op))
+      .then(
+        (outcomes) => this.settle(batch, outcomes),
+        (e: unknown) => {
+          const err = asStorageError(e, 'committing writes');
+          for (const w of batch) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.committing.delete(commit);
+        // Everything that queued during this commit goes into the next one, at once.
+        this.flush();
+      });
+    this.committing.add(commit);
+  }
+
+  /**
+   * Publishes a commit's rows and answers its writers. The rows' revisions are consecutive (one
+   * transaction holds the write lock); rows other processes committed before them are read from the table
+   * first, and rows the feed already published (a poll that ran before this reply) are not published again.
+   */
+  private settle(batch: PendingWrite[], outcomes: WireOutcome[]): void {
+    const events: WatchEvent[] = [];
+    const results: (KeyValue | StorageError)[] = batch.map(({ op }, i) => {
+      const o = outcomes[i] as WireOutcome;
+      if (!o.ok) {
+        if (o.reason === 'exists') return keyExists(op.key);
+        if (o.reason === 'missing') return keyNotFound(op.key);
+        return conflict(op.key, op.expected ?? -1, o.actual);
+      }
+      const prev: KeyValue | undefined = o.prevRevision
+        ? { key: op.key, value: o.prevValue ?? new Uint8Array(), createRevision: o.prevCreated, modRevision: o.prevRevision }
+        : undefined;
+      if (op.kind === 'delete') {
+        events.push({ type: 'DELETE', revision: o.revision, key: op.key, prev: prev as KeyValue });
+        return prev as KeyValue;
+      }
+      const kv: KeyValue = { key: op.key, value: op.value as Uint8Array, createRevision: o.created, modRevision: o.revision };
+      events.push(prev ? { type: 'PUT', revision: o.revision, kv, prev } : { type: 'PUT', revision: o.revision, kv });
+      return kv;
+    });
+    if (events.length > 0) {
+      const first = (events[0] as WatchEvent).revision;
       try {
-        outcomes = this.db.transaction(() => batch.map((w) => this.apply(w.op))).immediate();
-      } finally {
-        this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
+        if (first > this.hub.lastRevision + 1) this.poll(first - 1);
+        this.hub.publish(first > this.hub.lastRevision ? events : events.filter((e) => e.revision > this.hub.lastRevision));
+      } catch (e) {
+        this.hub.failAll(asStorageError(e, 'reading the change feed'));
       }
-    } catch (e) {
-      if (isBusy(e)) this.retryLater(batch);
-      else {
-        const err = asStorageError(e, 'committing writes');
-        for (const w of batch) w.reject(err);
-      }
-      return;
+      this.opts.peers?.announce((events[events.length - 1] as WatchEvent).revision);
     }
-    this.busyRetries = 0;
-    this.poll();
-    if (this.lastInserted > 0) this.opts.peers?.announce(this.lastInserted);
     batch.forEach((w, i) => {
-      const o = outcomes[i] as KeyValue | StorageError;
-      if (o instanceof StorageError) w.reject(o);
-      else w.resolve(o);
+      const r = results[i] as KeyValue | StorageError;
+      if (r instanceof StorageError) w.reject(r);
+      else w.resolve(r);
     });
   }
 
-  /** The write lock is held elsewhere: keep the batch (ahead of anything queued later) and try again soon. */
-  private retryLater(batch: PendingWrite[]): void {
-    const now = Date.now();
-    const limit = this.opts.writeLockTimeoutMs ?? WRITE_LOCK_TIMEOUT_MS;
-    const keep: PendingWrite[] = [];
-    for (const w of batch) {
-      w.busySince ??= now;
-      if (now - w.busySince >= limit) {
-        w.reject(new StorageError('Unavailable', `committing writes: database is locked (another connection held the write lock for ${now - w.busySince} ms)`));
-      } else keep.push(w);
-    }
-    this.pending = keep.concat(this.pending);
-    if (this.pending.length === 0) {
-      this.busyRetries = 0;
-      return;
-    }
-    const delay = BUSY_RETRY_MS[Math.min(this.busyRetries++, BUSY_RETRY_MS.length - 1)] as number;
-    this.flushScheduled = true;
-    this.retryTimer = setTimeout(() => this.flush(), delay);
-  }
-
-  /** Another process announced a commit: publish it now, and retry a batch that waits for the write lock. */
+  /** Another process announced a commit: publish it now. */
   private onPeerCommit(revision: number): void {
     if (!this.closed && revision > this.hub.lastRevision) this.pollIfChanged();
-    if (this.retryTimer) {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  /** One write inside the batch transaction. Checks come first, so a failed write inserts nothing. */
-  private apply(op: WriteOp): KeyValue | StorageError {
-    const latest = this.stmt.latest!.get(op.key) as Row | undefined;
-    const live = latest && !latest.deleted ? latest : undefined;
-    if (op.kind === 'create') {
-      if (live) return keyExists(op.key);
-      const id = this.insert(op.key, 0, 0, latest?.id ?? 0, op.value);
-      return { key: op.key, value: op.value, createRevision: id, modRevision: id };
-    }
-    if (!live) return keyNotFound(op.key);
-    if (op.expected !== undefined && live.id !== op.expected) return conflict(op.key, op.expected, live.id);
-    const createRevision = live.created || live.id;
-    if (op.kind === 'update') {
-      const id = this.insert(op.key, createRevision, 0, live.id, op.value);
-      return { key: op.key, value: op.value, createRevision, modRevision: id };
-    }
-    this.insert(op.key, createRevision, 1, live.id, null);
-    return toKV(live);
-  }
-
-  private insert(key: string, created: number, deleted: number, prev: number, value: Uint8Array | null): number {
-    return (this.lastInserted = Number(this.stmt.insert!.run(key, created, deleted, prev, value).lastInsertRowid));
   }
 
   // ---- change feed ----
@@ -390,10 +358,10 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  /** Publishes every row after the last one seen, in id (= revision) order. */
-  private poll(): void {
+  /** Publishes every row after the last one seen, up to `upTo`, in id (= revision) order. */
+  private poll(upTo = Number.MAX_SAFE_INTEGER): void {
     for (;;) {
-      const rows = this.stmt.feed!.all(this.hub.lastRevision) as FeedRow[];
+      const rows = this.stmt.feed!.all(this.hub.lastRevision, upTo) as FeedRow[];
       if (rows.length === 0) return;
       this.hub.publish(rows.map(toEvent));
       if (rows.length < FEED_BATCH) return;
@@ -426,12 +394,6 @@ export class SqliteBackend implements Backend {
       throw asStorageError(e, what);
     }
   }
-}
-
-/** SQLITE_BUSY (and its extended codes): another connection holds the lock. */
-function isBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 function toKV(row: Row): KeyValue {
