@@ -23,13 +23,11 @@ export const emptySet: FieldSet = new Set<string>();
  */
 export function pathKey(path: FieldPath): string {
   let out = '';
-  for (let i = 0; i < path.length; i++) {
-    const seg = path[i] as string;
-    const safe = seg.indexOf('\\') < 0 && seg.indexOf('\0') < 0 ? seg : seg.replace(/\\/g, '\\\\').replace(/\0/g, '\\0');
-    out = i === 0 ? safe : `${out}\0${safe}`;
-  }
+  for (let i = 0; i < path.length; i++) out = i === 0 ? escapeSegment(path[i] as string) : `${out}\0${escapeSegment(path[i] as string)}`;
   return out;
 }
+
+const escapeSegment = (seg: string) => (seg.indexOf('\\') < 0 && seg.indexOf('\0') < 0 ? seg : seg.replace(/\\/g, '\\\\').replace(/\0/g, '\\0'));
 
 export function parsePathKey(key: string): string[] {
   if (key === '') return [];
@@ -54,12 +52,16 @@ export const has = (set: FieldSet, path: FieldPath): boolean => set.has(pathKey(
 export const isEmpty = (set: FieldSet): boolean => set.size === 0;
 export const setsEqual = (a: FieldSet, b: FieldSet): boolean => a.size === b.size && [...a].every((p) => b.has(p));
 
-const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+const kindOrder = (c: number) => (c === 0x66 /* f */ ? 0 : c === 0x6b /* k */ ? 1 : c === 0x76 /* v */ ? 2 : c === 0x69 /* i */ ? 3 : 4);
 /** Order of segments in FieldsV1 output and in `leaves`: fields, then keys, values, indexes; each by text. */
 export function compareSegments(a: string, b: string): number {
-  const ka = KIND_ORDER[a.slice(0, 1)] ?? 4;
-  const kb = KIND_ORDER[b.slice(0, 1)] ?? 4;
-  if (ka !== kb) return ka - kb;
+  // Most comparisons are between segments of one kind; only different first letters need the kind table.
+  const ca = a.charCodeAt(0);
+  const cb = b.charCodeAt(0);
+  if (ca !== cb) {
+    const d = kindOrder(ca) - kindOrder(cb);
+    if (d !== 0) return d;
+  }
   return a < b ? -1 : a > b ? 1 : 0;
 }
 function comparePaths(a: FieldPath, b: FieldPath): number {
@@ -178,8 +180,41 @@ const SERVER_OWNED: string[][] = [
     (f) => ['f:metadata', `f:${f}`],
   ),
 ];
+const WITH_STATUS = [...SERVER_OWNED, ['f:status']];
 
-const underAny = (p: FieldPath, prefixes: string[][]) => prefixes.some((pre) => pre.length <= p.length && pre.every((seg, i) => p[i] === seg));
+/** Paths left out of every field set with everything below them. */
+export const ignoredPaths = (opts: FieldSetOptions): readonly FieldPath[] => (opts.ignoreStatus ? WITH_STATUS : SERVER_OWNED);
+
+/** A path that is never a member itself (its members below it stay): nobody should own the whole metadata as one leaf. */
+export const NEVER_MEMBER: FieldPath = ['f:metadata'];
+
+/**
+ * What a walk of an object's fields reports to: `child` is the node one segment below `at` (asked for on the
+ * way down, so it may end up with no members), `add` makes a node a member. Field sets and the one-walk
+ * FieldsV1 builder share the walk, so the schema rules live in one place.
+ */
+export interface FieldSink<N> {
+  readonly root: N;
+  child(at: N, seg: string): N;
+  add(at: N): void;
+}
+
+/** Nodes are path keys: a child's key extends its parent's, so no path is joined twice. */
+class KeySink implements FieldSink<string> {
+  readonly root = '';
+  readonly out = new Set<string>();
+  child(at: string, seg: string): string {
+    // Segments are never empty (they carry a kind prefix), so '' is only ever the root.
+    return at === '' ? escapeSegment(seg) : `${at}\0${escapeSegment(seg)}`;
+  }
+  add(at: string): void {
+    this.out.add(at);
+  }
+}
+
+const IGNORED_KEYS = SERVER_OWNED.map(pathKey);
+const IGNORED_KEYS_WITH_STATUS = WITH_STATUS.map(pathKey);
+const NEVER_MEMBER_KEY = pathKey(NEVER_MEMBER);
 
 /**
  * The set of paths `obj` sets. Example with `spec.containers` a map list keyed by name:
@@ -188,43 +223,62 @@ const underAny = (p: FieldPath, prefixes: string[][]) => prefixes.some((pre) => 
  * paths: nobody should own the whole metadata as one leaf.
  */
 export function fieldSetOf(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): FieldSet {
-  const out = new Set<string>();
-  if (isJsonObject(obj)) walkObject(obj, schema ?? DEDUCED, [], out);
-  const prefixes = opts.ignoreStatus ? [...SERVER_OWNED, ['f:status']] : SERVER_OWNED;
-  out.delete(pathKey(['f:metadata']));
-  for (const key of [...out]) if (underAny(parsePathKey(key), prefixes)) out.delete(key);
+  const sink = new KeySink();
+  walkFields(obj, schema, sink);
+  const out = sink.out;
+  out.delete(NEVER_MEMBER_KEY);
+  // A key is below a prefix exactly when it continues it at a separator (segments hold no raw NUL).
+  const ignored = opts.ignoreStatus ? IGNORED_KEYS_WITH_STATUS : IGNORED_KEYS;
+  for (const key of out) if (ignored.some((p) => key.startsWith(p) && (key.length === p.length || key[p.length] === '\0'))) out.delete(key);
   return out;
 }
 
-function walkObject(o: Record<string, unknown>, s: Schema, path: string[], out: Set<string>): void {
-  for (const [key, value] of Object.entries(o)) {
+/** Reports every path `obj` sets, as seen through `schema`, to `sink`; throws 400 on a map-list element without its keys. */
+export function walkFields<N>(obj: unknown, schema: Schema | undefined, sink: FieldSink<N>): void {
+  if (isJsonObject(obj)) walkObject(obj, schema ?? DEDUCED, sink.root, [], sink);
+}
+
+// `path` is the walk's position (pushed and popped), kept for error messages.
+function walkObject<N>(o: Record<string, unknown>, s: Schema, at: N, path: string[], sink: FieldSink<N>): void {
+  for (const key of Object.keys(o)) {
+    const value = o[key];
     const { schema, declared } = memberSchema(s, key);
-    const child = [...path, `f:${key}`];
+    const seg = `f:${key}`;
+    const child = sink.child(at, seg);
     // Map entries and unknown fields are members themselves; so are empty and null values (SMD's rule).
-    if (!declared || value === null || (isJsonObject(value) && Object.keys(value).length === 0)) out.add(pathKey(child));
-    if (value !== null && schema) walkValue(value, schema, child, out);
+    if (!declared || value === null || (isJsonObject(value) && Object.keys(value).length === 0)) sink.add(child);
+    if (value !== null && schema) {
+      path.push(seg);
+      walkValue(value, schema, child, path, sink);
+      path.pop();
+    }
   }
 }
 
-function walkValue(value: unknown, s: Schema, path: string[], out: Set<string>): void {
+function walkValue<N>(value: unknown, s: Schema, at: N, path: string[], sink: FieldSink<N>): void {
   if (isJsonObject(value) && isObjectSchema(s)) {
-    if (s['x-kubernetes-map-type'] === 'atomic') out.add(pathKey(path));
-    else walkObject(value, s, path, out);
+    if (s['x-kubernetes-map-type'] === 'atomic') sink.add(at);
+    else walkObject(value, s, at, path, sink);
     return;
   }
   if (Array.isArray(value) && (s.type === 'array' || s.items !== undefined)) {
     const shape = listShape(s);
     if (shape.type === 'atomic') {
-      out.add(pathKey(path));
+      sink.add(at);
       return;
     }
     value.forEach((el, i) => {
-      const elPath = [...path, elementSegment(shape, el, path, i)];
-      out.add(pathKey(elPath));
-      if (shape.type === 'map' && isJsonObject(el)) walkObject(el, s.items ?? DEDUCED, elPath, out);
+      const seg = elementSegment(shape, el, path, i);
+      const elAt = sink.child(at, seg);
+      sink.add(elAt);
+      if (shape.type === 'map' && isJsonObject(el)) {
+        path.push(seg);
+        walkObject(el, s.items ?? DEDUCED, elAt, path, sink);
+        path.pop();
+      }
     });
     return;
   }
   // Scalars, int-or-string and values that do not match their schema are one leaf.
-  out.add(pathKey(path));
+  sink.add(at);
 }

@@ -3,33 +3,92 @@
  * A path that is a member and also has members below it (a map-list element) carries a `.` entry:
  * `{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{}}}}`.
  */
+import type { Schema } from '../registry/types.js';
 import { badRequest } from '../errors/index.js';
 import { isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
-import { canonicalJson, compareSegments, parsePathKey, pathKey, pathString, type FieldSet } from './fieldset.js';
+import {
+  canonicalJson,
+  compareSegments,
+  ignoredPaths,
+  NEVER_MEMBER,
+  parsePathKey,
+  pathKey,
+  pathString,
+  walkFields,
+  type FieldPath,
+  type FieldSet,
+  type FieldSetOptions,
+  type FieldSink,
+} from './fieldset.js';
 
+/** A trie node; most are leaves, so `children` is made on the first child. */
 interface Node {
   member: boolean;
-  children: Map<string, Node>;
+  children: Map<string, Node> | undefined;
+}
+
+const newNode = (): Node => ({ member: false, children: undefined });
+
+class TrieSink implements FieldSink<Node> {
+  readonly root = newNode();
+  child(at: Node, seg: string): Node {
+    const children = (at.children ??= new Map());
+    let next = children.get(seg);
+    if (!next) children.set(seg, (next = newNode()));
+    return next;
+  }
+  add(at: Node): void {
+    at.member = true;
+  }
 }
 
 export function toFieldsV1(set: FieldSet): JsonObject {
-  const root: Node = { member: false, children: new Map() };
+  const sink = new TrieSink();
   for (const key of set) {
-    let node = root;
-    for (const seg of parsePathKey(key)) {
-      let next = node.children.get(seg);
-      if (!next) node.children.set(seg, (next = { member: false, children: new Map() }));
-      node = next;
-    }
+    let node = sink.root;
+    for (const seg of parsePathKey(key)) node = sink.child(node, seg);
     node.member = true;
   }
-  return render(root);
+  return render(sink.root) ?? {};
 }
 
-function render(node: Node): JsonObject {
-  const out: JsonObject = {};
-  if (node.member && node.children.size > 0) out['.'] = {};
-  for (const seg of [...node.children.keys()].sort(compareSegments)) setOwn(out, seg, render(node.children.get(seg) as Node));
+/**
+ * `toFieldsV1(fieldSetOf(obj, schema, opts))` in one walk: the walk fills the trie directly, so no path is
+ * joined into a key and split again. Duplicate list elements meet in one node, as their keys do in a set.
+ */
+export function fieldsV1Of(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): JsonObject {
+  const sink = new TrieSink();
+  walkFields(obj, schema, sink);
+  // fieldSetOf's filter as trie edits: a dropped path goes with its subtree; nodes left empty are not rendered.
+  for (const path of ignoredPaths(opts)) nodeAt(sink.root, path, path.length - 1)?.children?.delete(path[path.length - 1] as string);
+  const never = nodeAt(sink.root, NEVER_MEMBER, NEVER_MEMBER.length);
+  if (never) never.member = false;
+  return render(sink.root) ?? {};
+}
+
+/** The node at the first `depth` segments of `path`. */
+function nodeAt(root: Node, path: FieldPath, depth: number): Node | undefined {
+  let node: Node | undefined = root;
+  for (let i = 0; i < depth && node; i++) node = node.children?.get(path[i] as string);
+  return node;
+}
+
+/** `undefined` for a node with no members at or below it (a walk visits such nodes, e.g. for an empty set list). */
+function render(node: Node): JsonObject | undefined {
+  const children = node.children;
+  if (children === undefined || children.size === 0) return node.member ? {} : undefined;
+  const out: JsonObject = node.member ? { '.': {} } : {};
+  let rendered = false;
+  const segs = [...children.keys()];
+  if (segs.length > 1) segs.sort(compareSegments);
+  for (const seg of segs) {
+    const sub = render(children.get(seg) as Node);
+    if (sub === undefined) continue;
+    setOwn(out, seg, sub);
+    rendered = true;
+  }
+  // Every child was empty: a member is a plain leaf (no `.`), anything else is not there at all.
+  if (!rendered) return node.member ? {} : undefined;
   return out;
 }
 

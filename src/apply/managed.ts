@@ -113,19 +113,19 @@ export function encodeManagedFields(list: readonly ManagedSet[]): ManagedFieldsE
       if (a.e.operation !== b.e.operation) return a.e.operation === 'Apply' ? -1 : 1;
       return seconds(a.e.time) - seconds(b.e.time) || a.i - b.i;
     });
-  return order.map(({ e }) => {
-    // Member order as the reference writes it.
-    const out: ManagedFieldsEntry = {
-      manager: e.manager,
-      operation: e.operation,
-      apiVersion: e.apiVersion,
-      ...(e.time !== undefined ? { time: e.time } : {}),
-      fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1(e.set),
-      ...(e.subresource ? { subresource: e.subresource } : {}),
-    };
-    return out;
-  });
+  return order.map(({ e }) => wireEntry(e, toFieldsV1(e.set)));
+}
+
+/** One stored entry, its members in the order the reference writes them. */
+export function wireEntry(e: Omit<ManagedSet, 'set'>, fieldsV1: JsonObject): ManagedFieldsEntry {
+  const { manager, operation, apiVersion, time } = e;
+  // Literals rather than conditional spreads: this runs for every write.
+  const out: ManagedFieldsEntry =
+    time !== undefined
+      ? { manager, operation, apiVersion, time, fieldsType: 'FieldsV1', fieldsV1 }
+      : { manager, operation, apiVersion, fieldsType: 'FieldsV1', fieldsV1 };
+  if (e.subresource) out.subresource = e.subresource;
+  return out;
 }
 
 /** Same entries (ignoring order and empty sets) with the same version, time and fields. */

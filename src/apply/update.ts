@@ -6,6 +6,7 @@ import type { ApiObject } from '../api/types.js';
 import type { Schema } from '../registry/types.js';
 import { cloneJson } from '../patch/json.js';
 import { difference, fieldSetOf, isEmpty, union } from './fieldset.js';
+import { fieldsV1Of } from './fieldsv1.js';
 import {
   decodeManagedFields,
   encodeManagedFields,
@@ -15,6 +16,7 @@ import {
   type ManagedFieldsEntry,
   type ManagedSet,
   type ManagerId,
+  wireEntry,
 } from './managed.js';
 import { changedPaths } from './paths.js';
 
@@ -40,6 +42,13 @@ export function recordUpdate(args: RecordUpdateArgs): ManagedFieldsEntry[] {
   const { base, raw } = startingEntries(live?.metadata?.managedFields, updated.metadata?.managedFields, self.subresource !== '');
 
   const opts = { ignoreStatus: args.ignoreStatus };
+  // A create that starts from no entries: every field it sets is new and the writer's alone, so its one entry
+  // is the object's whole field set, built straight into FieldsV1 (the general path below gives the same).
+  if (live === undefined && base.length === 0) {
+    const fieldsV1 = fieldsV1Of(updated, schema, opts);
+    if (Object.keys(fieldsV1).length === 0) return [];
+    return [wireEntry({ manager: args.manager, operation: 'Update', subresource: self.subresource, apiVersion: args.apiVersion, time: args.now }, fieldsV1)];
+  }
   const liveSet = fieldSetOf(live ?? {}, schema, opts);
   const newSet = fieldSetOf(updated, schema, opts);
   const changed = changedPaths(live ?? {}, liveSet, updated, newSet);
