@@ -2,7 +2,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiObject, ObjectMeta } from '../api/types.js';
 
 /** RFC 3339 with second precision, as object timestamps are serialized. */
-export const nowTimestamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** The current time in RFC 3339 at whole seconds, as the API writes timestamps. */
+export function nowTimestamp(): string {
+  // Every write stamps at least one time; formatting a Date costs more than the rest of the stamp, and
+  // within one second the text is the same.
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stamp.second) {
+    stamp.second = second;
+    stamp.text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return stamp.text;
+}
+const stamp = { second: -1, text: '' };
 
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789'; // no vowels or confusable digits, like the reference
 /** `generateName` + 5 random characters (spec 2.1). */

@@ -1,4 +1,4 @@
-import { Cacher } from '../cacher/index.js';
+import { Cacher, type CachedItem } from '../cacher/index.js';
 import type { Backend } from '../storage/index.js';
 import { labelsOfStored } from './codec.js';
 import { collectionPrefix } from './keys.js';
@@ -75,22 +75,34 @@ export class Registry {
   }
 
   /**
-   * Whether a namespace accepts new objects (spec 3.1), checked on every create. Answered by the namespaces
-   * watch cache when it is consistent with storage (so a namespace deleted a moment ago is seen as
-   * terminating), else by a storage read.
+   * Whether a namespace accepts new objects (spec 3.1), checked on every create.
+   *
+   * A namespace the watch cache holds as active is taken at its word, without asking storage for its
+   * revision, as the reference's admission trusts its informer. In one process the cache applies a commit
+   * in the same turn that acknowledges it, so a client that saw its namespace delete succeed is refused
+   * next; across processes (workers, etcd) the cache trails by the feed's delay, the reference's race too,
+   * and the namespace lifecycle removes whatever lands in a terminating namespace. Anything else (missing
+   * or terminating in the cache) is confirmed by the consistent cache, else by a storage read, so a
+   * namespace created a moment ago elsewhere is found.
    */
   async namespaceState(namespace: string): Promise<NamespaceState> {
     const key = this.namespaces.key(undefined, namespace);
     const reader = this.reader(this.namespaces.type);
+    await reader.cacher.ready;
+    const cached = reader.cacher.get(key);
+    if (cached && this.cachedState(cached) === 'active') return 'active';
     if (await reader.consistent()) {
       const item = reader.cacher.get(key);
-      if (!item) return 'missing';
-      let state = this.nsStates.get(item);
-      if (!state) this.nsStates.set(item, (state = stateOf(item.value)));
-      return state;
+      return item ? this.cachedState(item) : 'missing';
     }
     const kv = await this.backend.get(key);
     return kv ? stateOf(kv.value) : 'missing';
+  }
+
+  private cachedState(item: CachedItem): NamespaceState {
+    let state = this.nsStates.get(item);
+    if (!state) this.nsStates.set(item, (state = stateOf(item.value)));
+    return state;
   }
 
   /** One store per storage (the first view registered), for work that must touch every stored object once. */
