@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client, watchEvents } from './helpers/client.js';
 
@@ -42,6 +43,30 @@ describe('resource API over HTTPS (spec 4.1)', () => {
     const del = await call('DELETE', '/api/v1/namespaces/default/configmaps/crud');
     assert.equal(del.status, 200, del.text);
     assert.equal((await call('GET', '/api/v1/namespaces/default/configmaps/crud')).status, 404);
+  });
+
+  it('spec 4.4: a create answers with the stored object in the negotiated media type (JSON as stored, YAML), and a dry run stores nothing', async () => {
+    const json = await call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('answered', { k: 'v' }) });
+    assert.equal(json.status, 201, json.text);
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+    const got = await call('GET', '/api/v1/namespaces/default/configmaps/answered');
+    assert.equal(json.text, got.text, 'the create answer is byte for byte what a GET serves');
+    assert.equal(json.json.metadata.resourceVersion, got.json.metadata.resourceVersion);
+    assert.deepEqual(json.json.metadata.managedFields?.[0]?.fieldsV1?.['f:data']?.['f:k'], {});
+
+    const yaml = await call('POST', '/api/v1/namespaces/default/configmaps', { body: cm('answered-yaml'), headers: { accept: 'application/yaml' } });
+    assert.equal(yaml.status, 201, yaml.text);
+    assert.match(String(yaml.headers['content-type']), /^application\/yaml/);
+    const doc = parse(yaml.text) as { metadata: { name: string; resourceVersion: string }; kind: string };
+    assert.equal(doc.kind, 'ConfigMap');
+    assert.equal(doc.metadata.name, 'answered-yaml');
+    assert.equal(doc.metadata.resourceVersion, (await call('GET', '/api/v1/namespaces/default/configmaps/answered-yaml')).json.metadata.resourceVersion);
+
+    const dry = await call('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: cm('answered-dry') });
+    assert.equal(dry.status, 201, dry.text);
+    assert.equal(dry.json.metadata.name, 'answered-dry');
+    assert.equal(dry.json.metadata.resourceVersion, undefined);
+    assert.equal((await call('GET', '/api/v1/namespaces/default/configmaps/answered-dry')).status, 404);
   });
 
   it('answers 409 AlreadyExists for a taken name and 409 Conflict for a stale resourceVersion (spec 7)', async () => {

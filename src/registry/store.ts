@@ -87,6 +87,19 @@ export class GenericStore {
   }
 
   async create(namespace: string | undefined, body: unknown, opts: WriteOptions & { applied?: boolean } = {}): Promise<ApiObject> {
+    const created = await this.createStored(namespace, body, opts);
+    return 'object' in created ? created.object : decodeKV(this.type, created.kv);
+  }
+
+  /**
+   * Create, answering with what storage holds (the response is then the stored bytes, encoded once), or
+   * with the object itself for a dry run, which stores nothing.
+   */
+  async createStored(
+    namespace: string | undefined,
+    body: unknown,
+    opts: WriteOptions & { applied?: boolean } = {},
+  ): Promise<{ kv: KeyValue } | { object: ApiObject }> {
     const obj = this.checkFieldsOf(this.checkBody(body, namespace), opts);
     const meta = metaOf(obj);
     const t = this.type;
@@ -101,11 +114,10 @@ export class GenericStore {
     ]);
     if (t.namespaced) await this.checkNamespaceWritable(meta.namespace as string);
     await opts.admit?.(obj, undefined);
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
       try {
-        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj));
-        return decodeKV(t, kv);
+        return { kv: await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj)) };
       } catch (e) {
         if (!isStorageError(e, 'KeyExists')) fromStorageError(e);
         // A generated name that collides is drawn again; a chosen name is the client's conflict.

@@ -86,7 +86,9 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
       const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings) };
-      return respond(ctx, 201, await store.create(namespace, body, write));
+      const created = await store.createStored(namespace, body, write);
+      if ('object' in created) return respond(ctx, 201, created.object);
+      return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
     }
     case 'update': {
       const raw = await readBody(ctx.req);
@@ -188,10 +190,22 @@ function sub(info: RequestInfo) {
   return info.subresource ? { subresource: info.subresource } : {};
 }
 
+/** Writes a stored object as `respond` would write it decoded: in JSON, the stored bytes as they are (encode once). */
+function respondStored(ctx: ResourceContext, code: number, t: GenericStore['type'], value: Uint8Array, revision: number): void {
+  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  if (rep.mediaType !== JSON_MEDIA) return respond(ctx, code, JSON.parse(objectJson(t, value, revision).toString('utf8')));
+  warningHeader(ctx);
+  sendBytes(ctx.res, code, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
+}
+
+function warningHeader(ctx: { res: Res; warnings?: string[] }): void {
+  if (ctx.warnings && ctx.warnings.length > 0) ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+}
+
 /** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */
 export function respond(ctx: { req: Req; res: Res; warnings?: string[] }, code: number, obj: unknown): void {
   const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
-  if (ctx.warnings && ctx.warnings.length > 0) ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  warningHeader(ctx);
   sendBytes(ctx.res, code, rep.mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, rep.mediaType));
 }
 
