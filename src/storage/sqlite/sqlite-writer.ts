@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import DatabaseCtor from 'better-sqlite3';
 import { compactRange } from './compactor.js';
-import type { CommitRequest, OpenRequest, WireOp, WireOutcome, WriterReply, WriterRequest } from './writer-protocol.js';
+import { packOutcomes, unpackOp, type CommitRequest, type OpenRequest, type WireOutcome, type WriterReply, type WriterRequest } from './writer-protocol.js';
 
 interface LatestRow {
   id: number;
@@ -58,8 +58,9 @@ function isBusy(e: unknown): boolean {
 const insert = (key: string, created: number, deleted: number, prev: number, value: Buffer | null) =>
   Number(insertRow.run(key, created, deleted, prev, value).lastInsertRowid);
 
-/** One write inside the batch transaction. Checks come first, so a refused write inserts nothing. */
-function apply(op: WireOp, buf: Buffer): WireOutcome {
+/** Write `i` of the batch, inside its transaction. Checks come first, so a refused write inserts nothing. */
+function apply(req: CommitRequest, i: number, buf: Buffer): WireOutcome {
+  const op = unpackOp(req, i);
   const row = latest.get(op.key) as LatestRow | undefined;
   const live = row && !row.deleted ? row : undefined;
   if (op.kind === 'create') {
@@ -75,14 +76,14 @@ function apply(op: WireOp, buf: Buffer): WireOutcome {
   return { ok: true, revision: id, created, prevRevision: live.id, prevCreated: created, prevValue: live.value };
 }
 
-const commitBatch = db.transaction((ops: WireOp[], buf: Buffer) => ops.map((op) => apply(op, buf)));
+const commitBatch = db.transaction((req: CommitRequest, buf: Buffer) => req.keys.map((_, i) => apply(req, i, buf)));
 
-function commit(req: CommitRequest): WriterReply {
-  const buf = Buffer.from(req.buf);
-  return { id: req.id, outcomes: withWriteLock(() => commitBatch.immediate(req.ops, buf)) };
+function commit(req: CommitRequest): { reply: WriterReply; transfer: ArrayBuffer[] } {
+  const outcomes = packOutcomes(withWriteLock(() => commitBatch.immediate(req, Buffer.from(req.buf))));
+  return { reply: { id: req.id, outcomes }, transfer: [outcomes.buf, outcomes.nums.buffer as ArrayBuffer] };
 }
 
-async function handle(req: WriterRequest): Promise<WriterReply> {
+async function handle(req: WriterRequest): Promise<{ reply: WriterReply; transfer?: ArrayBuffer[] }> {
   switch (req.type) {
     case 'commit':
       return commit(req);
@@ -90,17 +91,17 @@ async function handle(req: WriterRequest): Promise<WriterReply> {
       // Publish the new compact revision before deleting anything, so no reader sees half-compacted history.
       withWriteLock(() => publishCompactRev.run(req.to));
       await compactRange(db, req.from, req.to, withWriteLock);
-      return { id: req.id, done: true };
+      return { reply: { id: req.id, done: true } };
     case 'close':
       db.close();
-      return { id: req.id, done: true };
+      return { reply: { id: req.id, done: true } };
   }
 }
 
 port.on('message', (req: WriterRequest) => {
   handle(req).then(
-    (reply) => {
-      port.postMessage(reply);
+    ({ reply, transfer }) => {
+      port.postMessage(reply, transfer ?? []);
       if (req.type === 'close') port.close();
     },
     (e: unknown) => {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { CommitRequest, OpenRequest, WireOp, WireOutcome, WriterReply, WriterRequest } from './writer-protocol.js';
+import { packOps, unpackOutcomes, type CommitRequest, type OpenRequest, type WireOutcome, type WriterReply, type WriterRequest } from './writer-protocol.js';
 
 /** A write as the backend queues it. `expected` is the modRevision an update or delete requires. */
 export interface WriteOp {
@@ -30,19 +30,9 @@ export class WriterThread {
 
   /** Commits `ops` as one transaction; resolves with one outcome per op, or rejects if none was written. */
   async commit(ops: readonly WriteOp[]): Promise<WireOutcome[]> {
-    let size = 0;
-    for (const op of ops) size += op.value?.byteLength ?? 0;
-    const buf = new Uint8Array(size);
-    const wire: WireOp[] = [];
-    let offset = 0;
-    for (const op of ops) {
-      const length = op.value?.byteLength ?? 0;
-      if (op.value) buf.set(op.value, offset);
-      wire.push({ kind: op.kind, key: op.key, expected: op.expected ?? -1, offset, length });
-      offset += length;
-    }
-    const reply = await this.call({ type: 'commit', id: 0, ops: wire, buf: buf.buffer } satisfies CommitRequest, [buf.buffer]);
-    return reply.outcomes as WireOutcome[];
+    const packed = packOps(ops);
+    const reply = await this.call({ type: 'commit', id: 0, ...packed } satisfies CommitRequest, [packed.buf, packed.nums.buffer as ArrayBuffer]);
+    return unpackOutcomes(reply.outcomes!);
   }
 
   /** Publishes `to` as the compact revision, then deletes the history it hides in (from, to]. */
