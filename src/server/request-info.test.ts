@@ -98,6 +98,9 @@ const cases: Case[] = [
   { spec: '4.1', method: 'POST', url: '/api/v1/namespaces/ns/pods?watch=1', want: { ...core, verb: 'create', namespace: 'ns', resource: 'pods', parts: ['pods'] } },
   { spec: '4.1', method: 'DELETE', url: '/api/v1/namespaces/ns/pods?watch=1', want: { ...core, verb: 'deletecollection', namespace: 'ns', resource: 'pods', parts: ['pods'] } },
 
+  // Path segments are percent-decoded (only segments with an escape need it).
+  { spec: '4.1', method: 'GET', url: `${G}/clusterroles/system%3Acontroller%3Ax`, want: { ...rbac, verb: 'get', resource: 'clusterroles', name: 'system:controller:x', parts: ['clusterroles', 'system:controller:x'] } },
+
   // Watch via the legacy prefix.
   { spec: '4.1', method: 'GET', url: '/api/v1/watch/pods', want: { ...core, verb: 'watch', resource: 'pods', parts: ['pods'] } },
   { spec: '4.1', method: 'GET', url: '/api/v1/watch/namespaces/ns/pods/p1', want: { ...core, verb: 'watch', namespace: 'ns', resource: 'pods', name: 'p1', parts: ['pods', 'p1'] } },

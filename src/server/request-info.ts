@@ -60,16 +60,21 @@ const METHOD_VERBS: Record<string, string> = {
 
 /** Non-empty, percent-decoded segments; decoding per segment keeps an encoded `/` inside its segment. */
 function splitPath(path: string): string[] {
-  return path
-    .split('/')
-    .filter((s) => s !== '')
-    .map((s) => {
-      try {
-        return decodeURIComponent(s);
-      } catch {
-        throw badRequest(`invalid URL escape in path ${JSON.stringify(path)}`);
-      }
-    });
+  const out: string[] = [];
+  for (const s of path.split('/')) {
+    if (s === '') continue;
+    // Most segments hold no escape, and decoding those returns them unchanged.
+    out.push(s.includes('%') ? decodeSegment(s, path) : s);
+  }
+  return out;
+}
+
+function decodeSegment(s: string, path: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw badRequest(`invalid URL escape in path ${JSON.stringify(path)}`);
+  }
 }
 
 function isWatch(query: URLSearchParams): boolean {

@@ -346,8 +346,14 @@ export class SqliteBackend implements Backend {
 
   // ---- change feed ----
 
+  /**
+   * Publishes other processes' commits found through `PRAGMA data_version`. Skipped while a local commit
+   * is in flight: the writer thread's own commits change data_version too, and reading them here would
+   * read back rows the commit's answer is about to publish from memory; its settle publishes any other
+   * process's rows before its own (the gap), and the next poll after the last commit catches the rest.
+   */
   private pollIfChanged(): void {
-    if (this.closed || this.hub.size === 0) return;
+    if (this.closed || this.hub.size === 0 || this.committing.size > 0) return;
     try {
       const v = this.db.pragma('data_version', { simple: true }) as number;
       if (v === this.dataVersion) return;
