@@ -4,7 +4,7 @@ import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA }
 import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
-import { listObjects, objectJson } from '../../registry/index.js';
+import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import { serveVirtual } from './virtual.js';
@@ -193,7 +193,7 @@ function sub(info: RequestInfo) {
 /** Writes a stored object as `respond` would write it decoded: in JSON, the stored bytes as they are (encode once). */
 function respondStored(ctx: ResourceContext, code: number, t: GenericStore['type'], value: Uint8Array, revision: number): void {
   const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
-  if (rep.mediaType !== JSON_MEDIA) return respond(ctx, code, JSON.parse(objectJson(t, value, revision).toString('utf8')));
+  if (rep.mediaType !== JSON_MEDIA) return respond(ctx, code, decodeFromStorage(t, value, revision));
   warningHeader(ctx);
   sendBytes(ctx.res, code, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
 }

@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { packOps, unpackOutcomes, type CommitRequest, type OpenRequest, type WireOutcome, type WriterReply, type WriterRequest } from './writer-protocol.js';
+import { packOps, unpackOutcomes, type CommitRequest, type OpenRequest, type WireOp, type WireOutcome, type WriterReply, type WriterRequest } from './writer-protocol.js';
 
 /** A write as the backend queues it. `expected` is the modRevision an update or delete requires. */
 export interface WriteOp {
-  kind: 'create' | 'update' | 'delete';
+  kind: WireOp['kind'];
   key: string;
   value?: Uint8Array;
   expected?: number;
