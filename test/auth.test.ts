@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as connectH2, type ClientHttp2Session } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -89,6 +90,37 @@ describe('authentication, RBAC, impersonation and reviews over HTTPS (spec 5.1-5
     assert.equal((await as(certs.expired!)('GET', '/api/v1/namespaces')).status, 401);
     assert.equal((await bindCluster('qa-view', 'view', { kind: 'Group', apiGroup: RBAC, name: 'qa' })).status, 201);
     await waitFor('the binding to take effect', async () => (await as(certs.alice!)('GET', '/api/v1/namespaces/default/configmaps')).status === 200);
+  });
+
+  it('spec 5.2: over HTTP/2 every request on a connection authenticates as its client certificate, and a connection without one does not', async () => {
+    const review = { apiVersion: 'authentication.orch.io/v1', kind: 'SelfSubjectReview' };
+    const ask = (session: ClientHttp2Session) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const s = session.request({ ':method': 'POST', ':path': '/apis/authentication.orch.io/v1/selfsubjectreviews', 'content-type': 'application/json' });
+        let status = 0;
+        let body = '';
+        s.on('response', (h) => (status = Number(h[':status'])));
+        s.on('data', (c: Buffer) => (body += c.toString()));
+        s.on('end', () => resolve({ status, body }));
+        s.on('error', reject);
+        s.end(JSON.stringify(review));
+      });
+    const withCert = connectH2(server.url, { ca: server.caCertPem, cert: certs.alice!.certPem, key: certs.alice!.keyPem });
+    const without = connectH2(server.url, { ca: server.caCertPem });
+    try {
+      for (const r of await Promise.all([ask(withCert), ask(withCert), ask(withCert)])) {
+        assert.equal(r.status, 201, r.body);
+        assert.equal(JSON.parse(r.body).status.userInfo.username, 'alice');
+      }
+      for (const r of await Promise.all([ask(without), ask(without)])) {
+        assert.equal(r.status, 403, r.body);
+        assert.match(JSON.parse(r.body).message, /User "system:anonymous" cannot create/);
+      }
+      assert.equal(JSON.parse((await ask(withCert)).body).status.userInfo.username, 'alice', 'still alice after the other connection');
+    } finally {
+      withCert.close();
+      without.close();
+    }
   });
 
   it('authenticating proxy headers are trusted only with the proxy certificate (spec 5.1)', async () => {

@@ -76,11 +76,20 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
 
 type AuthHeaders = Record<string, string | string[] | undefined>;
 
-/** The client certificate chain as sent; the authenticators verify it against their own CAs. */
+/**
+ * The client certificate chain as sent; the authenticators verify it against their own CAs. Read once per
+ * HTTP/2 connection, which carries many requests and cannot renegotiate TLS (RFC 9113 §9.2.1); an HTTP/1.1
+ * connection could, so it is read per request.
+ */
 function peerCertificate(req: Req): unknown {
-  const socket = req.socket as { getPeerCertificate?: (detailed: boolean) => unknown } | undefined;
-  return socket?.getPeerCertificate?.(true);
+  const socket = req.socket as ({ getPeerCertificate?: (detailed: boolean) => unknown; alpnProtocol?: unknown } & object) | undefined;
+  if (!socket?.getPeerCertificate) return undefined;
+  if (socket.alpnProtocol !== 'h2') return socket.getPeerCertificate(true);
+  let cert = h2PeerCertificates.get(socket);
+  if (cert === undefined) h2PeerCertificates.set(socket, (cert = socket.getPeerCertificate(true)));
+  return cert;
 }
+const h2PeerCertificates = new WeakMap<object, unknown>();
 
 export function attributes(user: UserInfo, info: RequestInfo): Attributes {
   return {

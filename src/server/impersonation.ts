@@ -33,6 +33,7 @@ interface Request {
  * with ", " in `req.headers`, so each `Impersonate-Group` line only stays a separate value in an array.
  */
 export async function impersonate(headers: Headers, user: UserInfo, authorizer: Authorizer): Promise<UserInfo> {
+  if (!namesImpersonation(headers)) return user; // nearly every request: skip building what nobody asked for
   const wanted = readHeaders(headers);
   const requests = toRequests(wanted);
   if (requests.length === 0) return user;
@@ -75,14 +76,24 @@ interface Wanted {
   serviceAccount?: { namespace: string; name: string };
 }
 
+const userKey = IMPERSONATE_USER_HEADER.toLowerCase();
+const uidKey = IMPERSONATE_UID_HEADER.toLowerCase();
+const groupKey = IMPERSONATE_GROUP_HEADER.toLowerCase();
+const extraPrefix = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
+
+/** Whether any header is one of the impersonation headers (names compared case-insensitively). */
+function namesImpersonation(headers: Headers): boolean {
+  for (const rawName in headers) {
+    const name = rawName.toLowerCase();
+    if (name === userKey || name === uidKey || name === groupKey || name.startsWith(extraPrefix)) return true;
+  }
+  return false;
+}
+
 function readHeaders(headers: Headers): Wanted {
   const w: Wanted = { user: '', uid: '', groups: undefined, extra: new Map() };
   const userValues: string[] = [];
   const uidValues: string[] = [];
-  const userKey = IMPERSONATE_USER_HEADER.toLowerCase();
-  const uidKey = IMPERSONATE_UID_HEADER.toLowerCase();
-  const groupKey = IMPERSONATE_GROUP_HEADER.toLowerCase();
-  const extraPrefix = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
   // Header names are case-insensitive; node lowercases them but other callers may not.
   for (const [rawName, raw] of Object.entries(headers)) {
     const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
