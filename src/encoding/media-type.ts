@@ -27,8 +27,26 @@ export function parseMediaType(value: string): MediaRange {
   return { type, subtype, params, q: Number.isFinite(q) ? q : 0 };
 }
 
+/**
+ * An Accept header's media ranges, best first. Clients send the same few headers on every request, so
+ * results are remembered per header text (a small table, emptied when full; long headers are not kept).
+ * The ranges are shared: callers only read them.
+ */
+export function parseAccept(header: string | undefined): readonly MediaRange[] {
+  const key = header ?? '';
+  let ranges = acceptCache.get(key);
+  if (ranges) return ranges;
+  ranges = parseAcceptUncached(header);
+  if (key.length <= 256) {
+    if (acceptCache.size >= 128) acceptCache.clear();
+    acceptCache.set(key, ranges);
+  }
+  return ranges;
+}
+const acceptCache = new Map<string, readonly MediaRange[]>();
+
 /** Splits an Accept header on commas that are not inside quotes. */
-export function parseAccept(header: string | undefined): MediaRange[] {
+function parseAcceptUncached(header: string | undefined): MediaRange[] {
   if (!header || !header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }];
   const parts: string[] = [];
   let cur = '';
