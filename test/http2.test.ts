@@ -73,6 +73,34 @@ describe('HTTP/2 (spec 4.4): the same API over raw streams', () => {
     assert.equal((await req('GET', '/api/v1/namespaces/default')).status, 200);
   });
 
+  it('a body sent in several DATA frames arrives whole; a stream reset mid-body leaves nothing behind (spec 4.4, 7)', async () => {
+    const value = 'ü'.repeat(30_000) + 'end'; // multi-byte characters split across frames
+    const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pieces' }, data: { v: value } }));
+    const s = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces/default/configmaps', authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' });
+    const status = new Promise<number>((resolve, reject) => {
+      s.on('response', (h) => resolve(Number(h[':status'])));
+      s.on('error', reject);
+    });
+    s.resume();
+    for (let i = 0; i < body.length; i += 7001) {
+      s.write(body.subarray(i, i + 7001));
+      await new Promise((r) => setImmediate(r));
+    }
+    s.end();
+    assert.equal(await status, 201);
+    const g = await req('GET', '/api/v1/namespaces/default/configmaps/pieces');
+    assert.equal(JSON.parse(g.body.toString()).data.v, value);
+
+    const cut = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces/default/configmaps', authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' });
+    cut.on('error', () => undefined);
+    cut.write('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cut"},"data":{"a":"');
+    await new Promise((r) => setTimeout(r, 20));
+    cut.close(); // RST_STREAM before the body ends
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/cut')).status, 404);
+    assert.equal((await req('GET', '/api/v1/namespaces/default')).status, 200);
+  });
+
   it('HEAD answers the headers without a body', async () => {
     const r = await req('HEAD', '/api/v1/namespaces/default');
     assert.equal(r.status, 200);

@@ -1,6 +1,7 @@
 import type { Backend, KeyValue } from '../storage/index.js';
 import { isStorageError } from '../storage/index.js';
 import { EventWindow } from './event-window.js';
+import { ValueSlab } from './value-slab.js';
 import type { CacheEvent, CachedItem } from './types.js';
 
 export interface CacherOptions {
@@ -26,6 +27,8 @@ type Listener = (event: CacheEvent) => void;
 export class Cacher {
   revision = 0;
   private items = new Map<string, CachedItem>();
+  /** Where small values are copied to (see ValueSlab). */
+  private readonly slab = new ValueSlab();
   private sorted: string[] | undefined;
   private window: EventWindow;
   private listeners = new Set<Listener>();
@@ -211,9 +214,7 @@ export class Cacher {
   private toItem(kv: KeyValue): CachedItem {
     return {
       key: kv.key,
-      // Small values are copied into Node's shared buffer pool: one backing store per 8 KiB instead of one per
-      // object, which is most of the per-object overhead of a large cache.
-      value: kv.value.length < 4096 ? Buffer.from(kv.value) : kv.value,
+      value: this.slab.copy(kv.value),
       createRevision: kv.createRevision,
       modRevision: kv.modRevision,
       labels: this.opts.labelsOf(kv.value),

@@ -2,5 +2,5 @@
 export { applyMergePatch } from './merge-patch.js';
 export { applyJsonPatch, parsePointer } from './json-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge.js';
-export { cloneJson, jsonEqual } from './json.js';
+export { cloneJson, jsonEqual, setOwn } from './json.js';
 export { JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH_YAML, APPLY_PATCH_CBOR } from './mediaTypes.js';

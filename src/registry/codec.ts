@@ -1,5 +1,6 @@
 import type { ApiObject } from '../api/types.js';
 import { apiVersionOf } from '../api/types.js';
+import { setOwn } from '../patch/index.js';
 import type { KeyValue } from '../storage/index.js';
 import type { ResourceType } from './types.js';
 
@@ -14,9 +15,15 @@ import type { ResourceType } from './types.js';
  */
 export function encodeForStorage(type: ResourceType, obj: ApiObject): Uint8Array {
   const stored = type.toStorage ? type.toStorage(obj) : obj;
-  const { resourceVersion: _rv, ...meta } = stored.metadata ?? {};
-  const { metadata: _m, ...rest } = stored;
-  return Buffer.from(JSON.stringify({ metadata: meta, ...rest }));
+  let meta = stored.metadata ?? {};
+  if (meta.resourceVersion !== undefined) {
+    const { resourceVersion: _rv, ...rest } = meta;
+    meta = rest;
+  }
+  // One new object: metadata first, then the other fields in their order.
+  const out: Record<string, unknown> = { metadata: meta };
+  for (const k in stored) if (k !== 'metadata' && Object.hasOwn(stored, k)) setOwn(out, k, (stored as Record<string, unknown>)[k]);
+  return Buffer.from(JSON.stringify(out));
 }
 
 export function decodeFromStorage(type: ResourceType, value: Uint8Array, revision: number): ApiObject {
@@ -39,11 +46,15 @@ const EMPTY_META = PREFIX.length; // index of the byte after `{"metadata":{`
  * convert and encode.
  */
 export function objectJson(type: ResourceType, value: Uint8Array, revision: number): Buffer {
-  const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (!type.fromStorage && buf.length > EMPTY_META && buf.subarray(0, EMPTY_META).equals(PREFIX)) {
+  const buf = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (!type.fromStorage && buf.length > EMPTY_META && PREFIX.compare(buf, 0, EMPTY_META) === 0) {
     const empty = buf[EMPTY_META] === 0x7d; // `}`: metadata has no other fields
-    const rv = Buffer.from(`"resourceVersion":"${revision}"${empty ? '' : ','}`);
-    return Buffer.concat([PREFIX, rv, buf.subarray(EMPTY_META)]);
+    const rv = `"resourceVersion":"${revision}"${empty ? '' : ','}`; // ASCII: one byte per character
+    const out = Buffer.allocUnsafe(buf.length + rv.length);
+    out.set(PREFIX, 0);
+    out.write(rv, EMPTY_META, 'latin1');
+    out.set(buf.subarray(EMPTY_META), EMPTY_META + rv.length);
+    return out;
   }
   return Buffer.from(JSON.stringify(decodeFromStorage(type, value, revision)));
 }

@@ -23,6 +23,7 @@ export class Registry {
   private readonly byPath = new Map<string, GenericStore>();
   private readonly cachers = new Map<string, Cacher>();
   private readonly readers = new Map<string, ResourceReader>();
+  private readonly readerOfType = new Map<ResourceType, ResourceReader>();
   /** Namespace state per cached item (items are replaced, never changed, on update). */
   private readonly nsStates = new WeakMap<object, NamespaceState>();
   readonly types: ResourceType[];
@@ -39,6 +40,8 @@ export class Registry {
 
   /** The cached reader of a type; its watch cache (one per storage, shared by views) starts on first use. */
   reader(type: ResourceType): ResourceReader {
+    const known = this.readerOfType.get(type); // a lookup per request: no key to build
+    if (known) return known;
     const id = `${type.group}/${type.version}/${type.plural}`;
     let r = this.readers.get(id);
     if (!r) {
@@ -55,6 +58,7 @@ export class Registry {
       r = new ResourceReader(type, this.backend, cacher, { waitMs: this.opts.cacheWaitMs ?? 3000 });
       this.readers.set(id, r);
     }
+    this.readerOfType.set(type, r);
     return r;
   }
 
@@ -85,9 +89,16 @@ export class Registry {
    * or terminating in the cache) is confirmed by the consistent cache, else by a storage read, so a
    * namespace created a moment ago elsewhere is found.
    */
-  async namespaceState(namespace: string): Promise<NamespaceState> {
+  namespaceState(namespace: string): NamespaceState | Promise<NamespaceState> {
     const key = this.namespaces.key(undefined, namespace);
     const reader = this.reader(this.namespaces.type);
+    // Answered at once when active (the common case); a cache that has not loaded yet holds nothing.
+    const cached = reader.cacher.get(key);
+    if (cached && this.cachedState(cached) === 'active') return 'active';
+    return this.confirmedNamespaceState(key, reader);
+  }
+
+  private async confirmedNamespaceState(key: string, reader: ResourceReader): Promise<NamespaceState> {
     await reader.cacher.ready;
     const cached = reader.cacher.get(key);
     if (cached && this.cachedState(cached) === 'active') return 'active';

@@ -49,7 +49,8 @@ export type NamespaceState = 'active' | 'terminating' | 'missing';
 
 export interface StoreDeps {
   backend: Backend;
-  namespaceState(namespace: string): Promise<NamespaceState>;
+  /** Synchronous when the answer is at hand (an active namespace in the watch cache). */
+  namespaceState(namespace: string): NamespaceState | Promise<NamespaceState>;
 }
 
 const MAX_RETRIES = 8;
@@ -112,8 +113,10 @@ export class GenericStore {
       ...validateObjectMeta(meta, { namespaced: t.namespaced, nameRule: t.strategy.nameRule }),
       ...t.strategy.validate(obj),
     ]);
-    if (t.namespaced) await this.checkNamespaceWritable(meta.namespace as string);
-    await opts.admit?.(obj, undefined);
+    // Each await costs a turn of the microtask queue, so only what may be pending is awaited.
+    const nsChecked = t.namespaced ? this.checkNamespaceWritable(meta.namespace as string) : undefined;
+    if (nsChecked) await nsChecked;
+    if (opts.admit) await opts.admit(obj, undefined);
     if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -338,7 +341,7 @@ export class GenericStore {
     metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
     // An update that changes nothing is not written: same resourceVersion, no watch event.
     if (jsonEqual(obj, old)) return old;
-    await opts.admit?.(obj, old);
+    if (opts.admit) await opts.admit(obj, old);
     if (opts.dryRun) return obj;
     if (obj.metadata?.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
       // The last finalizer is gone: the object leaves storage (spec 3.1).
@@ -382,8 +385,14 @@ export class GenericStore {
     if (errors.length > 0) throw invalid({ ...this.target(obj.metadata?.name), resource: undefined }, errors);
   }
 
-  private async checkNamespaceWritable(namespace: string): Promise<void> {
-    const state = await this.deps.namespaceState(namespace);
+  /** Undefined when the namespace is known writable now; else a promise that settles once it is checked. */
+  private checkNamespaceWritable(namespace: string): Promise<void> | undefined {
+    const state = this.deps.namespaceState(namespace);
+    if (state === 'active') return undefined;
+    return Promise.resolve(state).then((s) => this.refuseUnlessActive(namespace, s));
+  }
+
+  private refuseUnlessActive(namespace: string, state: NamespaceState): void {
     if (state === 'missing') throw notFound({ kind: 'namespaces', resource: 'namespaces', name: namespace });
     if (state === 'terminating') {
       throw forbidden(`${this.type.plural} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { kind: 'namespaces', name: namespace });

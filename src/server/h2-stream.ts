@@ -42,56 +42,43 @@ export class StreamReq implements Req {
   }
 
   /**
-   * The request body, chunk by chunk. Not the stream's own async iterator: that one destroys the whole
-   * duplex stream once the body has been read, before the response is written (every request then paid
-   * for ERR_STREAM_DESTROYED errors built for the response's pending callbacks).
+   * The whole request body, failing with `tooLarge()` once it passes `limit` bytes (the rest is dropped).
+   * Not the stream's own async iterator: that one destroys the whole duplex stream once the body has been
+   * read, before the response is written (every request then paid for ERR_STREAM_DESTROYED errors built
+   * for the response's pending callbacks). One promise per body; a body in one DATA frame is not copied.
    */
-  [Symbol.asyncIterator](): AsyncIterator<Buffer | string> {
+  readAll(limit: number, tooLarge: () => Error): Promise<Buffer> {
     const s = this.stream;
-    const chunks: Buffer[] = [];
-    let ended = false;
-    let failed: Error | undefined;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const w = wake;
-      wake = undefined;
-      w?.();
-    };
-    const onData = (c: Buffer) => {
-      chunks.push(c);
-      notify();
-    };
-    const onEnd = () => {
-      ended = true;
-      notify();
-    };
-    const onClose = () => {
-      if (!ended) failed ??= new Error('the client closed the stream before the request body ended');
-      notify();
-    };
-    const cleanup = () => {
-      s.removeListener('data', onData);
-      s.removeListener('end', onEnd);
-      s.removeListener('close', onClose);
-    };
-    s.on('data', onData);
-    s.once('end', onEnd);
-    s.once('close', onClose);
-    return {
-      next: async () => {
-        while (chunks.length === 0 && !ended && !failed) await new Promise<void>((r) => (wake = r));
-        if (chunks.length > 0) return { value: chunks.shift() as Buffer, done: false };
+    return new Promise<Buffer>((resolve, reject) => {
+      let first: Buffer | undefined;
+      let more: Buffer[] | undefined;
+      let size = 0;
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          cleanup();
+          s.resume(); // drop the rest of it
+          reject(tooLarge());
+        } else if (first === undefined) first = c;
+        else (more ??= [first]).push(c);
+      };
+      const onEnd = () => {
         cleanup();
-        if (failed) throw failed;
-        return { value: undefined, done: true };
-      },
-      // The reader stopped early (a body over the limit): drop the rest of it.
-      return: async () => {
+        resolve(more ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0)));
+      };
+      const onClose = () => {
         cleanup();
-        if (!ended) s.resume();
-        return { value: undefined, done: true };
-      },
-    };
+        reject(new Error('the client closed the stream before the request body ended'));
+      };
+      const cleanup = () => {
+        s.removeListener('data', onData);
+        s.removeListener('end', onEnd);
+        s.removeListener('close', onClose);
+      };
+      s.on('data', onData);
+      s.once('end', onEnd);
+      s.once('close', onClose);
+    });
   }
 }
 

@@ -4,13 +4,17 @@ import { StatusError, tooLarge } from '../errors/index.js';
 /** Largest accepted request body: 3 MiB, like the reference's default limit. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** The part of a request the handlers use; satisfied by node's HTTP/1.1 and HTTP/2 compat requests. */
-export interface Req extends AsyncIterable<Buffer | string> {
+/**
+ * The part of a request the handlers use; satisfied by node's HTTP/1.1 request (whose body is read by
+ * iterating it) and by the raw HTTP/2 stream adapter (which reads its body with `readAll`).
+ */
+export interface Req extends Partial<AsyncIterable<Buffer | string>> {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
   headersDistinct?: Record<string, string[]>;
   socket: unknown;
+  readAll?(limit: number, tooLarge: () => Error): Promise<Buffer>;
 }
 
 /** The part of a response the handlers use (HTTP/1.1 and HTTP/2 compat). */
@@ -47,15 +51,16 @@ export function drained(res: Res, signal?: AbortSignal): Promise<void> {
 export async function readBody(req: Req, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
+  if (req.readAll) return req.readAll(limit, () => bodyTooLarge(limit));
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of req) {
+  for await (const c of req as AsyncIterable<Buffer | string>) {
     const b = typeof c === 'string' ? Buffer.from(c) : c;
     size += b.length;
     if (size > limit) throw bodyTooLarge(limit);
     chunks.push(b);
   }
-  return Buffer.concat(chunks);
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }
 
 const bodyTooLarge = (limit: number) => tooLarge(`the request body is too large: the limit is ${limit} bytes`);

@@ -33,7 +33,7 @@ interface Request {
  * with ", " in `req.headers`, so each `Impersonate-Group` line only stays a separate value in an array.
  */
 export async function impersonate(headers: Headers, user: UserInfo, authorizer: Authorizer): Promise<UserInfo> {
-  if (!namesImpersonation(headers)) return user; // nearly every request: skip building what nobody asked for
+  if (!namesImpersonation(headers)) return user;
   const wanted = readHeaders(headers);
   const requests = toRequests(wanted);
   if (requests.length === 0) return user;
@@ -82,7 +82,7 @@ const groupKey = IMPERSONATE_GROUP_HEADER.toLowerCase();
 const extraPrefix = IMPERSONATE_EXTRA_PREFIX.toLowerCase();
 
 /** Whether any header is one of the impersonation headers (names compared case-insensitively). */
-function namesImpersonation(headers: Headers): boolean {
+export function namesImpersonation(headers: Headers): boolean {
   for (const rawName in headers) {
     const name = rawName.toLowerCase();
     if (name === userKey || name === uidKey || name === groupKey || name.startsWith(extraPrefix)) return true;

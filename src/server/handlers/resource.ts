@@ -7,7 +7,7 @@ import type { GenericStore, Registry } from '../../registry/index.js';
 import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
-import { serveVirtual } from './virtual.js';
+import { isVirtual, serveVirtual } from './virtual.js';
 import { fieldChecker, fieldManagerOf, fieldValidationOf } from './write-options.js';
 import { gzipWhenLarge, maybeGzip } from '../compression.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
@@ -49,7 +49,7 @@ export interface ResourceAuth {
 /** Serves one resource request (spec 4.1) through the generic store of its type. */
 export async function serveResource(ctx: ResourceContext): Promise<void> {
   const { info, registry, query } = ctx;
-  if (await serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) })) return;
+  if (isVirtual(info)) return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) });
   const store = registry.store(info.apiGroup, info.apiVersion, info.resource);
   if (!store) throw notFoundMessage('the server could not find the requested resource');
   const t = store.type;
@@ -85,7 +85,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings) };
+      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
       const created = await store.createStored(namespace, body, write);
       if ('object' in created) return respond(ctx, 201, created.object);
       return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
@@ -93,7 +93,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     case 'update': {
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings) };
+      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
       const { object, created } = await store.update(namespace, info.name, body, write);
       return respond(ctx, created ? 201 : 200, object);
     }
@@ -101,7 +101,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       const patchType = patchMediaType(header(ctx.req, 'content-type'));
       const raw = await readBody(ctx.req);
       const body = decodeBody(patchType, raw, [patchType]);
-      const checkFields = fieldChecker(validation, t, raw, patchType, warnings);
+      const checkFields = fieldChecker(validation, t, raw, patchType, warnings, body);
       if (patchType === APPLY_PATCH_YAML) {
         const manager = query.get('fieldManager');
         if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');

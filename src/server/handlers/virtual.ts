@@ -34,18 +34,23 @@ export interface VirtualContext {
 
 /**
  * Virtual resources (spec 1.8): the review APIs (spec 2.8, 4.8) and the TokenRequest subresource of service
- * accounts. They are operations, not stored objects. Returns false when the request is not one of them.
+ * accounts. They are operations, not stored objects.
  */
-export async function serveVirtual(ctx: VirtualContext): Promise<boolean> {
+export function isVirtual(info: RequestInfo): boolean {
+  return reviewHandler(info.apiGroup, info.resource) !== undefined || isTokenRequest(info);
+}
+
+const isTokenRequest = (info: RequestInfo) => info.apiGroup === '' && info.resource === 'serviceaccounts' && info.subresource === 'token';
+
+/** Serves a request for which `isVirtual` holds. */
+export async function serveVirtual(ctx: VirtualContext): Promise<void> {
   const { info } = ctx;
   const review = reviewHandler(info.apiGroup, info.resource);
-  const tokenRequest = info.apiGroup === '' && info.resource === 'serviceaccounts' && info.subresource === 'token';
-  if (!review && !tokenRequest) return false;
+  if (!review && !isTokenRequest(info)) throw new Error(`not a virtual resource: ${info.path}`);
   if (info.verb !== 'create') throw methodNotAllowed(ctx.req.method ?? '', `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`);
   const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
   if (review) ctx.respond(201, await review(ctx, body));
   else ctx.respond(201, await issueToken(ctx, body));
-  return true;
 }
 
 type Handler = (ctx: VirtualContext, body: unknown) => Promise<ApiObject> | ApiObject;

@@ -1,3 +1,4 @@
+import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import {
   findDuplicateFieldsJson,
@@ -41,16 +42,20 @@ export function fieldManagerOf(q: URLSearchParams, userAgent: string | undefined
 /**
  * Unknown and duplicate fields (spec 4.2, 7): Strict rejects the request naming all of them; Warn accepts it
  * with one `Warning` per field; Ignore drops them silently. Duplicates come from the raw body text; unknown
- * fields from the type's schema, checked on the object the write will store (after patching).
+ * fields from the type's schema, checked on the object the write will store (after patching). `parsed` is
+ * the body as the decoder read it (it saves parsing the text again).
  */
-export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Buffer, contentType: string | undefined, warnings: string[]) {
+export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Buffer, contentType: string | undefined, warnings: string[], parsed?: unknown) {
   let duplicates: string[] = [];
   if (mode !== 'Ignore' && body.length > 0) {
     const { type: t, subtype } = parseMediaType(contentType ?? 'application/json');
     const media = `${t}/${subtype}`;
-    const text = body.toString('utf8');
-    const yaml = (media === YAML_MEDIA || media.endsWith('+yaml')) && !looksLikeJson(text);
-    duplicates = yaml ? findDuplicateFieldsYaml(text) : findDuplicateFieldsJson(text);
+    // A protobuf body cannot repeat a field name: its fields are numbered.
+    if (media !== PROTOBUF_MEDIA_TYPE) {
+      const text = body.toString('utf8');
+      const yaml = (media === YAML_MEDIA || media.endsWith('+yaml')) && !looksLikeJson(text);
+      duplicates = yaml ? findDuplicateFieldsYaml(text) : findDuplicateFieldsJson(text, parsed);
+    }
   }
   let checkedDuplicates = false;
   return (obj: ApiObject): ApiObject => {
