@@ -3,7 +3,7 @@ import { hasCredentials } from './credentials.js';
 import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, type AuthRequest, type Authenticator, type UserInfo } from './types.js';
 
 export class AnonymousAuthenticator implements Authenticator {
-  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+  authenticate(req: AuthRequest): UserInfo | undefined {
     // Presented credentials must be judged by their own method: a bad token never falls back to anonymous.
     if (hasCredentials(req)) return undefined;
     return { username: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };

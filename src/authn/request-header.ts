@@ -40,7 +40,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
    * No opinion unless a trusted proxy sent a username: untrusted callers' identity headers are ignored
    * (their certificate, if any, is judged by the x509 authenticator on its own).
    */
-  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+  authenticate(req: AuthRequest): UserInfo | undefined {
     if (!this.trustedProxy(req.peerCertificate)) return undefined;
     const headers = headerValues(req.headers);
 

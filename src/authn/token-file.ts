@@ -151,7 +151,7 @@ export class TokenFileAuthenticator implements Authenticator {
     return new TokenFileAuthenticator(parseTokenFile(readFileSync(path, 'utf8'), path));
   }
 
-  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+  authenticate(req: AuthRequest): UserInfo | undefined {
     const token = bearerToken(req.headers);
     if (token === undefined) return undefined;
     const user = this.tokens.get(token);

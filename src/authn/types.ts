@@ -23,5 +23,6 @@ export interface AuthRequest {
 
 /** Returns the user, or undefined for "no opinion" (no credentials of this kind). Throws StatusError 401 when credentials of its kind are present but wrong. */
 export interface Authenticator {
-  authenticate(req: AuthRequest): Promise<UserInfo | undefined>;
+  /** Methods that need no I/O answer synchronously (no promise, no turn of the microtask queue). */
+  authenticate(req: AuthRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
 }

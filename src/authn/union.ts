@@ -30,7 +30,8 @@ export class UnionAuthenticator implements Authenticator {
     for (const a of this.authenticators) {
       let user: UserInfo | undefined;
       try {
-        user = await a.authenticate(req);
+        const r = a.authenticate(req);
+        user = r instanceof Promise ? await r : r;
       } catch (err) {
         this.options.onError?.(err);
         continue;

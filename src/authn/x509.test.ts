@@ -66,7 +66,7 @@ describe('X509Authenticator (spec 5.2)', () => {
   });
 
   const rejects = async (peer: unknown, why: RegExp) =>
-    assert.rejects(auth.authenticate({ headers: {}, peerCertificate: peer }), (e) => is401(e) && why.test((e as Error).message));
+    assert.throws(() => auth.authenticate({ headers: {}, peerCertificate: peer }), (e) => is401(e) && why.test((e as Error).message));
 
   it('spec 5.2: rejects a certificate from a foreign CA with 401', async () => {
     const c = await issueClientCert(foreign, { commonName: 'mallory', organizations: ['system:masters'] });

@@ -25,7 +25,7 @@ export class X509Authenticator implements Authenticator {
    * No certificate: no opinion. A certificate that does not verify is a 401 rather than "no opinion":
    * the client meant to authenticate with it, and falling through to anonymous would hide the mistake.
    */
-  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+  authenticate(req: AuthRequest): UserInfo | undefined {
     let leaf: X509Certificate;
     try {
       const chain = peerCertificateChain(req.peerCertificate);

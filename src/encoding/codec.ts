@@ -1,7 +1,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { badRequest, unsupportedMediaType } from '../errors/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../api/naming.js';
-import { JSON_MEDIA, parseMediaType, YAML_MEDIA } from './media-type.js';
+import { JSON_MEDIA, mediaTypeOf, YAML_MEDIA } from './media-type.js';
 import { decodeProtobuf, encodeProtobuf } from './protobuf/index.js';
 
 /** Media types a request body may have for create and update (protobuf must be declared, spec 4.4). */
@@ -9,8 +9,7 @@ export const BODY_MEDIA_TYPES = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE] as
 
 /** Decodes a request body; the media type must be one of `allowed` (415 otherwise), the bytes must parse (400). */
 export function decodeBody(contentType: string | undefined, body: Buffer, allowed: readonly string[] = BODY_MEDIA_TYPES): unknown {
-  const { type, subtype } = parseMediaType(contentType || JSON_MEDIA);
-  const media = `${type}/${subtype}`;
+  const media = mediaTypeOf(contentType || JSON_MEDIA);
   if (!allowed.includes(media)) {
     throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${allowed.join(', ')}`);
   }

@@ -31,7 +31,23 @@ const jsonCases: { title: string; text: string; want: string[] }[] = [
 describe('spec 4.2 / spec 7: findDuplicateFieldsJson', () => {
   for (const c of jsonCases) {
     it(`spec 7: ${c.title}`, () => assert.deepEqual(findDuplicateFieldsJson(c.text), c.want));
+    it(`spec 7: ${c.title} (UTF-8 bytes, parsed value given)`, () => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(c.text);
+      } catch {
+        parsed = undefined;
+      }
+      assert.deepEqual(findDuplicateFieldsJson(Buffer.from(c.text), parsed), c.want);
+    });
   }
+
+  it('spec 7: bytes of multi-byte names and values count like their text', () => {
+    const text = '{"ü":"✓:","ü":"x","é":{"名":1,"名":2}}';
+    const bytes = new Uint8Array(Buffer.from(`..${text}..`)).subarray(2, -2); // a view into a larger buffer
+    assert.deepEqual(findDuplicateFieldsJson(bytes), ['.ü', '.é.名']);
+    assert.deepEqual(findDuplicateFieldsJson(Buffer.from('{"ü":"a:b","名":{"x":1}}')), []);
+  });
 
   it('spec 7: uses the parsed value when given (no second parse)', () => {
     const text = '{"a":1,"a":2}';

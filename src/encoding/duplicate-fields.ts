@@ -7,19 +7,29 @@ import { isObject } from '../api/types.js';
 
 const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const QUOTE = 0x22;
+const COLON = 0x3a;
 
 /**
  * An upper bound on the number of member names in a JSON text: every name is a string whose closing quote
  * is followed, after optional whitespace, by a colon. Colons inside strings can only raise the count.
  * O(n): the backward whitespace skip of a colon stops at the previous non-space character, so every
- * character is skipped at most once.
+ * character is skipped at most once. On UTF-8 bytes the count is the same: a multi-byte character never
+ * contains an ASCII byte.
  */
-function memberNameBound(text: string): number {
+function memberNameBound(text: string | Uint8Array): number {
   let n = 0;
-  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) {
+  if (typeof text === 'string') {
+    for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) {
+      let j = i - 1;
+      while (j >= 0 && isJsonSpace(text.charCodeAt(j))) j--;
+      if (j >= 0 && text.charCodeAt(j) === QUOTE) n++;
+    }
+    return n;
+  }
+  for (let i = text.indexOf(COLON); i >= 0; i = text.indexOf(COLON, i + 1)) {
     let j = i - 1;
-    while (j >= 0 && isJsonSpace(text.charCodeAt(j))) j--;
-    if (j >= 0 && text.charCodeAt(j) === QUOTE) n++;
+    while (j >= 0 && isJsonSpace(text[j] as number)) j--;
+    if (j >= 0 && text[j] === QUOTE) n++;
   }
   return n;
 }
@@ -33,9 +43,10 @@ function memberCount(value: unknown): number {
     // Plain loops: spreading a huge array into push() would overflow the call stack.
     if (Array.isArray(v)) for (const item of v) stack.push(item);
     else if (isObject(v)) {
-      for (const item of Object.values(v)) {
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
         n++;
-        stack.push(item);
+        stack.push(v[k]);
       }
     }
   }
@@ -96,20 +107,21 @@ function scanJson(text: string): string[] {
 /**
  * Paths (`.metadata.name`) of member names repeated within one JSON object, in document order, each once.
  * Fast path: when the count of name-like tokens does not exceed the members of the parsed value, there can
- * be no duplicate, and the text is not tokenized. Pass `parsed` when the body was parsed already.
+ * be no duplicate, and the text is not tokenized. Pass `parsed` when the body was parsed already. The
+ * body may be given as UTF-8 bytes: they are decoded only when a duplicate is possible.
  * Invalid JSON gives [] (the decoder reports it).
  */
-export function findDuplicateFieldsJson(text: string, parsed?: unknown): string[] {
+export function findDuplicateFieldsJson(body: string | Uint8Array, parsed?: unknown): string[] {
   let value = parsed;
   if (value === undefined) {
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
     } catch {
       return [];
     }
   }
-  if (memberNameBound(text) <= memberCount(value)) return [];
-  return scanJson(text);
+  if (memberNameBound(body) <= memberCount(value)) return [];
+  return scanJson(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
 }
 
 /** The key text of a YAML map pair, as the decoded object spells it. */

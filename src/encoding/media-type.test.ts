@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { negotiate, parseAccept } from './media-type.js';
+import { mediaTypeOf, negotiate, parseAccept } from './media-type.js';
 
 const OFFERS = ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'];
 
@@ -32,5 +32,28 @@ describe('Accept negotiation (spec 4.4)', () => {
     assert.equal(negotiate('application/yaml', OFFERS).mediaType, 'application/yaml');
     const long = `${'text/plain;q=0.1, '.repeat(40)}application/yaml`;
     assert.equal(negotiate(long, OFFERS).mediaType, 'application/yaml', 'a long header (not remembered) still negotiates');
+  });
+});
+
+describe('Content-Type media types (spec 4.4)', () => {
+  const cases: [string, string][] = [
+    ['application/json', 'application/json'],
+    ['application/json; charset=utf-8', 'application/json'],
+    ['Application/JSON', 'application/json'],
+    [' application/merge-patch+json ;charset=UTF-8', 'application/merge-patch+json'],
+    ['application/apply-patch+yaml', 'application/apply-patch+yaml'],
+    ['text/plain', 'text/plain'],
+    ['nonsense', 'nonsense/'],
+  ];
+  for (const [header, want] of cases) {
+    it(`spec 4.4: Content-Type ${JSON.stringify(header)} is ${want}, the same on every repetition`, () => {
+      assert.equal(mediaTypeOf(header), want);
+      assert.equal(mediaTypeOf(header), want);
+    });
+  }
+
+  it('spec 4.4: remembered media types stay right past the size of the table', () => {
+    for (let i = 0; i < 300; i++) assert.equal(mediaTypeOf(`application/x-${i}+json; v=${i}`), `application/x-${i}+json`);
+    assert.equal(mediaTypeOf('application/yaml'), 'application/yaml');
   });
 });

@@ -28,6 +28,24 @@ export function parseMediaType(value: string): MediaRange {
 }
 
 /**
+ * The `type/subtype` of a Content-Type value, lower case, without parameters. Remembered per header text
+ * like Accept headers (every write asks, and clients send the same few values).
+ */
+export function mediaTypeOf(contentType: string): string {
+  let media = mediaTypeCache.get(contentType);
+  if (media === undefined) {
+    const { type, subtype } = parseMediaType(contentType);
+    media = `${type}/${subtype}`;
+    if (contentType.length <= 256) {
+      if (mediaTypeCache.size >= 128) mediaTypeCache.clear();
+      mediaTypeCache.set(contentType, media);
+    }
+  }
+  return media;
+}
+const mediaTypeCache = new Map<string, string>();
+
+/**
  * An Accept header's media ranges, best first. Clients send the same few headers on every request, so
  * results are remembered per header text (a small table, emptied when full; long headers are not kept).
  * The ranges are shared: callers only read them.
@@ -82,7 +100,32 @@ export interface Representation {
 export function negotiate(
   accept: string | undefined,
   offers: readonly string[],
-  alternatives: readonly { kind: string; group: string; version: string }[] = [],
+  alternatives: readonly { kind: string; group: string; version: string }[] = NO_ALTERNATIVES,
+): Representation {
+  // The answer depends only on the header and the offers, which callers keep in constants: remembered
+  // per (offers, alternatives) array and header text.
+  let byAlternatives = negotiated.get(offers);
+  if (!byAlternatives) negotiated.set(offers, (byAlternatives = new WeakMap()));
+  let byAccept = byAlternatives.get(alternatives);
+  if (!byAccept) byAlternatives.set(alternatives, (byAccept = new Map()));
+  const key = accept ?? '';
+  let rep = byAccept.get(key);
+  if (!rep) {
+    rep = Object.freeze(negotiateUncached(accept, offers, alternatives));
+    if (key.length <= 256) {
+      if (byAccept.size >= 128) byAccept.clear();
+      byAccept.set(key, rep);
+    }
+  }
+  return rep;
+}
+const NO_ALTERNATIVES: readonly { kind: string; group: string; version: string }[] = [];
+const negotiated = new WeakMap<readonly string[], WeakMap<object, Map<string, Representation>>>();
+
+function negotiateUncached(
+  accept: string | undefined,
+  offers: readonly string[],
+  alternatives: readonly { kind: string; group: string; version: string }[],
 ): Representation {
   for (const r of parseAccept(accept)) {
     const candidates = offers.filter(

@@ -191,4 +191,13 @@ describe('spec 4.4: negotiating the table form', () => {
       if (r.as) assert.deepEqual({ kind: r.as.kind, group: r.as.group }, { kind: 'Table', group: META_GROUP });
     });
   }
+
+  it('spec 4.4: remembered answers are kept apart per offers and alternatives', () => {
+    const accept = 'application/json;as=Table;g=meta.orch.io;v=v1, application/yaml';
+    assert.deepEqual(negotiate(accept, offers), { mediaType: 'application/yaml' }); // no table offered
+    assert.equal(negotiate(accept, offers, TABLE_ALTERNATIVES).as?.kind, 'Table');
+    assert.deepEqual(negotiate(accept, offers), { mediaType: 'application/yaml' });
+    assert.throws(() => negotiate(accept, ['application/vnd.orch.protobuf']), (e: unknown) => (e as { code?: number }).code === 406);
+    assert.equal(negotiate(accept, ['application/json'], TABLE_ALTERNATIVES).mediaType, 'application/json');
+  });
 });

@@ -51,20 +51,33 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
  */
 export function findUnknownFields(obj: unknown, schema: FieldSchema): string[] {
   const out: string[] = [];
-  const walk = (v: unknown, s: FieldSchema | undefined, path: string): void => {
+  // The walk's position; a path is spelled out only for a field that is reported (most writes have none).
+  const at: (string | number)[] = [];
+  const spell = (k: string) => `${at.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}.${k}`;
+  const walk = (v: unknown, s: FieldSchema | undefined): void => {
     if (!s || isLeaf(s)) return;
     if (Array.isArray(v)) {
-      if (s.items) v.forEach((item, i) => walk(item, s.items, `${path}[${i}]`));
+      if (!s.items) return;
+      for (let i = 0; i < v.length; i++) {
+        at.push(i);
+        walk(v[i], s.items);
+        at.pop();
+      }
       return;
     }
     if (!isObject(v)) return;
-    for (const [k, child] of Object.entries(v)) {
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
       const cs = fieldSchema(s, k);
-      if (cs === UNKNOWN) out.push(`${path}.${k}`);
-      else walk(child, cs, `${path}.${k}`);
+      if (cs === UNKNOWN) out.push(spell(k));
+      else if (cs !== undefined && typeof v[k] === 'object' && v[k] !== null) {
+        at.push(k);
+        walk(v[k], cs);
+        at.pop();
+      }
     }
   };
-  walk(obj, schema, '');
+  walk(obj, schema);
   return out;
 }
 

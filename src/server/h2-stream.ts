@@ -75,9 +75,10 @@ export class StreamReq implements Req {
         s.removeListener('end', onEnd);
         s.removeListener('close', onClose);
       };
+      // `on`, not `once` (cleanup removes them all): once-wrappers are garbage made per request.
       s.on('data', onData);
-      s.once('end', onEnd);
-      s.once('close', onClose);
+      s.on('end', onEnd);
+      s.on('close', onClose);
     });
   }
 }

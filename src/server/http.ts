@@ -48,13 +48,16 @@ export function drained(res: Res, signal?: AbortSignal): Promise<void> {
 }
 
 /** Reads the whole body, failing with 413 past the limit (before buffering more than it). */
-export async function readBody(req: Req, limit = MAX_BODY_BYTES): Promise<Buffer> {
+export function readBody(req: Req, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
-  if (req.readAll) return req.readAll(limit, () => bodyTooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(bodyTooLarge(limit));
+  return req.readAll ? req.readAll(limit, () => bodyTooLarge(limit)) : readIterable(req as AsyncIterable<Buffer | string>, limit);
+}
+
+async function readIterable(req: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of req as AsyncIterable<Buffer | string>) {
+  for await (const c of req) {
     const b = typeof c === 'string' ? Buffer.from(c) : c;
     size += b.length;
     if (size > limit) throw bodyTooLarge(limit);
@@ -74,7 +77,7 @@ export function sendBytes(res: Res, code: number, contentType: string, body: Buf
   res.statusCode = code;
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', body.length);
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  for (const k in headers) res.setHeader(k, headers[k] as string);
   res.end(body);
 }
 

@@ -1,6 +1,6 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
-import { decodeBody, encode, JSON_MEDIA, negotiate, parseMediaType, YAML_MEDIA } from '../../encoding/index.js';
+import { decodeBody, encode, JSON_MEDIA, mediaTypeOf, negotiate, YAML_MEDIA } from '../../encoding/index.js';
 import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
@@ -225,8 +225,7 @@ function attributesFor(ctx: ResourceContext): Attributes {
 
 function patchMediaType(contentType: string | undefined): string {
   if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
-  const { type, subtype } = parseMediaType(contentType);
-  const media = `${type}/${subtype}`;
+  const media = mediaTypeOf(contentType);
   if (media === JSON_PATCH || media === MERGE_PATCH || media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) return media;
   throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${STRATEGIC_MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
 }

@@ -9,6 +9,8 @@ import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../regi
 import { drained, header } from '../http.js';
 import type { ResourceContext } from './resource.js';
 
+const WATCH_OFFERS = [JSON_MEDIA, PROTOBUF_MEDIA_TYPE];
+
 function flag(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
@@ -25,7 +27,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
   let media: string;
   let table: Representation | undefined;
   try {
-    const rep = negotiateWithTables(header(ctx.req, 'accept'), [JSON_MEDIA, PROTOBUF_MEDIA_TYPE]);
+    const rep = negotiateWithTables(header(ctx.req, 'accept'), WATCH_OFFERS);
     media = rep.mediaType;
     // Tables are JSON documents (spec 2.6): each event's object becomes a one-row Table.
     if (rep.as) {

@@ -5,7 +5,7 @@ import {
   findDuplicateFieldsYaml,
   findUnknownFields,
   looksLikeJson,
-  parseMediaType,
+  mediaTypeOf,
   pruneUnknownFields,
   strictDecodingMessage,
   warningFor,
@@ -48,13 +48,14 @@ export function fieldManagerOf(q: URLSearchParams, userAgent: string | undefined
 export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Buffer, contentType: string | undefined, warnings: string[], parsed?: unknown) {
   let duplicates: string[] = [];
   if (mode !== 'Ignore' && body.length > 0) {
-    const { type: t, subtype } = parseMediaType(contentType ?? 'application/json');
-    const media = `${t}/${subtype}`;
-    // A protobuf body cannot repeat a field name: its fields are numbered.
-    if (media !== PROTOBUF_MEDIA_TYPE) {
+    const media = mediaTypeOf(contentType ?? 'application/json');
+    if (media === YAML_MEDIA || media.endsWith('+yaml')) {
       const text = body.toString('utf8');
-      const yaml = (media === YAML_MEDIA || media.endsWith('+yaml')) && !looksLikeJson(text);
-      duplicates = yaml ? findDuplicateFieldsYaml(text) : findDuplicateFieldsJson(text, parsed);
+      duplicates = looksLikeJson(text) ? findDuplicateFieldsJson(text) : findDuplicateFieldsYaml(text);
+    } else if (media !== PROTOBUF_MEDIA_TYPE) {
+      // JSON: checked on the bytes, decoded to text only if a duplicate is possible. (A protobuf body
+      // cannot repeat a field name: its fields are numbered.)
+      duplicates = findDuplicateFieldsJson(body, parsed);
     }
   }
   let checkedDuplicates = false;
