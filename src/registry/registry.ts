@@ -20,7 +20,8 @@ export interface RegistryOptions {
 }
 
 export class Registry {
-  private readonly byPath = new Map<string, GenericStore>();
+  private readonly stores: GenericStore[] = [];
+  private readonly byPlural = new Map<string, GenericStore[]>();
   private readonly cachers = new Map<string, Cacher>();
   private readonly readers = new Map<string, ResourceReader>();
   private readonly readerOfType = new Map<ResourceType, ResourceReader>();
@@ -31,11 +32,20 @@ export class Registry {
   constructor(readonly backend: Backend, types: ResourceType[], private readonly opts: RegistryOptions = {}) {
     this.types = types;
     const deps = { backend, namespaceState: (ns: string) => this.namespaceState(ns) };
-    for (const t of types) this.byPath.set(`${t.group}/${t.version}/${t.plural}`, new GenericStore(t, deps));
+    for (const t of types) {
+      const store = new GenericStore(t, deps);
+      this.stores.push(store);
+      const same = this.byPlural.get(t.plural);
+      if (same) same.push(store);
+      else this.byPlural.set(t.plural, [store]);
+    }
   }
 
   store(group: string, version: string, plural: string): GenericStore | undefined {
-    return this.byPath.get(`${group}/${version}/${plural}`);
+    // Found per request without joining a key: a plural names one or a few types (views in other groups).
+    const candidates = this.byPlural.get(plural);
+    if (candidates) for (const s of candidates) if (s.type.group === group && s.type.version === version) return s;
+    return undefined;
   }
 
   /** The cached reader of a type; its watch cache (one per storage, shared by views) starts on first use. */
@@ -120,7 +130,7 @@ export class Registry {
   storageOwners(): GenericStore[] {
     const seen = new Set<string>();
     const out: GenericStore[] = [];
-    for (const s of this.byPath.values()) {
+    for (const s of this.stores) {
       if (seen.has(s.type.storageKey)) continue;
       seen.add(s.type.storageKey);
       out.push(s);

@@ -45,15 +45,20 @@ describe('sqlite backend specifics', () => {
     await b.close();
   });
 
-  it('spec 4.5 consistent reads: the revision read is shared within a turn but never across one', async () => {
+  it('spec 4.5 consistent reads: one revision query serves the reads that asked before it ran, never a later one', async () => {
     const path = tempPath();
     const a = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
     const other = new SqliteBackend({ path, history: { compactIntervalMs: 0 } });
     try {
       const r1 = await a.currentRevision();
-      // Reads started in one turn share the value (one query).
-      const [x, y] = await Promise.all([a.currentRevision(), a.currentRevision()]);
+      // Reads that ask in one turn share one query, which runs after them.
+      const first = a.currentRevision();
+      assert.equal(a.currentRevision(), first);
+      const [x, y] = await Promise.all([first, a.currentRevision()]);
       assert.equal(x, y);
+      const later = a.currentRevision();
+      assert.notEqual(later, first, 'a read asking after the query ran gets a new one');
+      assert.equal(await later, x);
       // A commit by another connection, acknowledged in a later turn, is seen by the next read at once.
       const kv = await other.create('/memo/k', new TextEncoder().encode('v'));
       assert.equal(await a.currentRevision(), kv.modRevision);

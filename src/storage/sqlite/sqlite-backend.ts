@@ -90,8 +90,8 @@ export class SqliteBackend implements Backend {
   private readonly committing = new Set<Promise<void>>();
   private pollTimer: NodeJS.Timeout;
   private dataVersion = -1;
-  /** currentRevision() within the current turn (see there). */
-  private revisionMemo: number | undefined;
+  /** The revision query the reads of this turn wait for (see currentRevision). */
+  private revisionCheck: Promise<number> | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
   private compacting: Promise<number> | undefined;
@@ -142,28 +142,36 @@ export class SqliteBackend implements Backend {
   }
 
   /**
-   * The store's revision, read once per turn of the event loop: every consistent read asks for it, and
-   * reads that start together share one query (it was ~15 % of a GET's CPU).
+   * The store's revision. Every consistent read asks for it, and one query costs about as much as the rest
+   * of a cached GET, so the reads that ask during one turn of the event loop share one query, run in the
+   * loop's check phase (setImmediate) after them.
    *
-   * Why sharing is still linearizable: a request's bytes are read from its socket in a macrotask, and the
-   * memo lives only until the microtask queue of the macrotask that set it drains. So every request that
-   * uses the memo arrived before it was taken, and the revision is at least as new as any write
-   * acknowledged before that request arrived. Example: requests A and B arrive in one socket read; A's
-   * check queries (revision 41) and B's reuses 41. A write acknowledged later (a setImmediate turn of its
-   * own) and a request C read from the socket after it both run in later macrotasks, after the memo is gone.
+   * Why sharing is linearizable: the query runs after every read that joined it had arrived, so its revision
+   * is at least as new as any write acknowledged before any of those reads arrived. Example: in one poll
+   * phase the sockets deliver GETs A and B; both ask and wait. In the check phase the query reads 41 and
+   * answers both. A write another process acknowledges after that, and a GET C that arrives after the
+   * acknowledgement, land in a later turn, whose own query sees the write.
    */
-  async currentRevision(): Promise<number> {
-    if (this.revisionMemo !== undefined) return this.revisionMemo;
-    const revision = this.guard('reading the revision', () => {
-      const r = this.readRevision();
-      // Another process committed and the feed has not seen it yet: catch up now, so a consistent read that
-      // waits for this revision need not wait for the poll or the peer's announcement.
-      if (r > this.hub.lastRevision && this.hub.size > 0) this.poll();
-      return r;
+  currentRevision(): Promise<number> {
+    this.revisionCheck ??= new Promise<number>((resolve, reject) => {
+      setImmediate(() => {
+        this.revisionCheck = undefined;
+        try {
+          resolve(
+            this.guard('reading the revision', () => {
+              const r = this.readRevision();
+              // Another process committed and the feed has not seen it yet: catch up now, so a consistent read
+              // that waits for this revision need not wait for the poll or the peer's announcement.
+              if (r > this.hub.lastRevision && this.hub.size > 0) this.poll();
+              return r;
+            }),
+          );
+        } catch (e) {
+          reject(e);
+        }
+      });
     });
-    this.revisionMemo = revision;
-    queueMicrotask(() => (this.revisionMemo = undefined));
-    return revision;
+    return this.revisionCheck;
   }
 
   async compactedRevision(): Promise<number> {
