@@ -11,7 +11,7 @@ import type { Req, Res } from './http.js';
 export class StreamReq implements Req {
   readonly method: string;
   readonly url: string;
-  private distinct: Record<string, string[]> | undefined;
+  private distinct: Record<string, string | string[] | undefined> | undefined;
 
   constructor(
     readonly stream: ServerHttp2Stream,
@@ -22,17 +22,27 @@ export class StreamReq implements Req {
     this.url = String(headers[':path'] ?? '/');
   }
 
-  /** Repeated headers kept apart (node joins them with ", " in `headers`); built on first use. */
-  get headersDistinct(): Record<string, string[]> {
+  /**
+   * Repeated headers kept apart (node joins them with ", " in `headers`); built on first use. A request
+   * without a repeated header name (nearly all) gets `headers` itself: each name has one value there.
+   */
+  get headersDistinct(): Record<string, string | string[] | undefined> {
     if (!this.distinct) {
-      const d: Record<string, string[]> = {};
       const raw = this.rawHeaders;
-      for (let i = 0; i + 1 < raw.length; i += 2) {
-        const name = (raw[i] as string).toLowerCase();
-        if (name.startsWith(':')) continue;
-        (d[name] ??= []).push(raw[i + 1] as string);
+      let lines = 0;
+      for (let i = 0; i + 1 < raw.length; i += 2) if ((raw[i] as string)[0] !== ':') lines++;
+      let names = 0;
+      for (const k in this.headers) if (k[0] !== ':') names++;
+      if (lines === names) this.distinct = this.headers;
+      else {
+        const d: Record<string, string[]> = {};
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = (raw[i] as string).toLowerCase();
+          if (name.startsWith(':')) continue;
+          (d[name] ??= []).push(raw[i + 1] as string);
+        }
+        this.distinct = d;
       }
-      this.distinct = d;
     }
     return this.distinct;
   }

@@ -12,7 +12,8 @@ export interface Req extends Partial<AsyncIterable<Buffer | string>> {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
-  headersDistinct?: Record<string, string[]>;
+  /** Repeated header lines kept apart (as arrays); a name sent once may map to its one string. */
+  headersDistinct?: Record<string, string | string[] | undefined>;
   socket: unknown;
   readAll?(limit: number, tooLarge: () => Error): Promise<Buffer>;
 }

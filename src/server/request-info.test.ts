@@ -130,8 +130,26 @@ describe('request info', () => {
       const [rawPath = '', rawQuery = ''] = c.url.split('?');
       const got = parseRequestInfo(c.method, rawPath, new URLSearchParams(rawQuery));
       assert.deepEqual(got, { ...EMPTY, path: rawPath, ...c.want });
+      // Again: a write's answer is remembered, and must not change.
+      assert.deepEqual(parseRequestInfo(c.method, rawPath, new URLSearchParams(rawQuery)), { ...EMPTY, path: rawPath, ...c.want });
     });
   }
+
+  it('spec 5.7: remembered answers for writes are kept per method and cannot be changed', () => {
+    const path = '/api/v1/namespaces/ns/configmaps';
+    const q = new URLSearchParams();
+    assert.equal(parseRequestInfo('POST', path, q).verb, 'create');
+    assert.equal(parseRequestInfo('DELETE', path, q).verb, 'deletecollection');
+    assert.equal(parseRequestInfo('POST', path, q).verb, 'create');
+    const info = parseRequestInfo('POST', path, q);
+    assert.ok(Object.isFrozen(info) && Object.isFrozen(info.parts));
+    // GETs depend on the query, so they are never shared.
+    assert.equal(parseRequestInfo('GET', path, q).verb, 'list');
+    assert.equal(parseRequestInfo('GET', path, new URLSearchParams('watch=1')).verb, 'watch');
+    // Past the size of the table the answers stay right.
+    for (let i = 0; i < 600; i++) assert.equal(parseRequestInfo('PUT', `/api/v1/namespaces/ns/configmaps/c${i}`, q).name, `c${i}`);
+    assert.equal(parseRequestInfo('PUT', '/api/v1/namespaces/ns/configmaps/c5', q).name, 'c5');
+  });
 
   for (const url of ['/api/v1/watch', `${G}/watch/`]) {
     it(`spec 4.1: legacy watch prefix without a resource is a 400 (${url})`, () => {

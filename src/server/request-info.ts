@@ -89,7 +89,30 @@ const isPathSegmentName = (name: string) => name !== '.' && name !== '..' && !na
  * Throws a 400 StatusError only for the legacy watch prefix without a resource (`/api/v1/watch`)
  * and for malformed percent escapes; every other path yields an answer.
  */
-export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): Readonly<RequestInfo> {
+  // Only a GET's verb depends on the query (list, watch, a name from a field selector). Writes go to the
+  // same few collections again and again: their answers are remembered per method and path, frozen.
+  if (method === 'GET' || method === 'HEAD') return parseUncached(method, path, query);
+  let byPath = writeInfos.get(method);
+  if (!byPath) {
+    if (writeInfos.size >= 16) writeInfos.clear(); // methods are few; anything else is not kept for long
+    writeInfos.set(method, (byPath = new Map()));
+  }
+  let info = byPath.get(path);
+  if (!info) {
+    const parsed = parseUncached(method, path, query);
+    Object.freeze(parsed.parts);
+    info = Object.freeze(parsed);
+    if (path.length <= 256) {
+      if (byPath.size >= 256) byPath.clear();
+      byPath.set(path, info);
+    }
+  }
+  return info;
+}
+const writeInfos = new Map<string, Map<string, Readonly<RequestInfo>>>();
+
+function parseUncached(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
