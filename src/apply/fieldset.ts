@@ -181,9 +181,9 @@ const SERVER_OWNED: string[][] = [
   ),
 ];
 const WITH_STATUS = [...SERVER_OWNED, ['f:status']];
+const SKIP = skipTree(SERVER_OWNED);
+const SKIP_WITH_STATUS = skipTree(WITH_STATUS);
 
-/** Paths left out of every field set with everything below them. */
-export const ignoredPaths = (opts: FieldSetOptions): readonly FieldPath[] => (opts.ignoreStatus ? WITH_STATUS : SERVER_OWNED);
 
 /** A path that is never a member itself (its members below it stay): nobody should own the whole metadata as one leaf. */
 export const NEVER_MEMBER: FieldPath = ['f:metadata'];
@@ -212,8 +212,6 @@ class KeySink implements FieldSink<string> {
   }
 }
 
-const IGNORED_KEYS = SERVER_OWNED.map(pathKey);
-const IGNORED_KEYS_WITH_STATUS = WITH_STATUS.map(pathKey);
 const NEVER_MEMBER_KEY = pathKey(NEVER_MEMBER);
 
 /**
@@ -224,24 +222,62 @@ const NEVER_MEMBER_KEY = pathKey(NEVER_MEMBER);
  */
 export function fieldSetOf(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): FieldSet {
   const sink = new KeySink();
-  walkFields(obj, schema, sink);
-  const out = sink.out;
-  out.delete(NEVER_MEMBER_KEY);
-  // A key is below a prefix exactly when it continues it at a separator (segments hold no raw NUL).
-  const ignored = opts.ignoreStatus ? IGNORED_KEYS_WITH_STATUS : IGNORED_KEYS;
-  for (const key of out) if (ignored.some((p) => key.startsWith(p) && (key.length === p.length || key[p.length] === '\0'))) out.delete(key);
-  return out;
+  walkFields(obj, schema, sink, opts);
+  sink.out.delete(NEVER_MEMBER_KEY);
+  return sink.out;
 }
 
-/** Reports every path `obj` sets, as seen through `schema`, to `sink`; throws 400 on a map-list element without its keys. */
-export function walkFields<N>(obj: unknown, schema: Schema | undefined, sink: FieldSink<N>): void {
-  if (isJsonObject(obj)) walkObject(obj, schema ?? DEDUCED, sink.root, [], sink);
+/**
+ * Reports every path `obj` sets, as seen through `schema`, to `sink`; throws 400 on a map-list element
+ * without its keys. With `ignore`, the ignored paths (server-owned fields, maybe status) are not walked.
+ */
+export function walkFields<N>(obj: unknown, schema: Schema | undefined, sink: FieldSink<N>, ignore?: FieldSetOptions): void {
+  if (!isJsonObject(obj)) return;
+  const skip = ignore === undefined ? undefined : ignore.ignoreStatus ? SKIP_WITH_STATUS : SKIP;
+  walkObject(obj, schema ?? DEDUCED, sink.root, [], sink, skip);
 }
 
-// `path` is the walk's position (pushed and popped), kept for error messages.
-function walkObject<N>(o: Record<string, unknown>, s: Schema, at: N, path: string[], sink: FieldSink<N>): void {
+/** A sink that records nothing: walks made only for their checks. */
+const CHECK_ONLY: FieldSink<null> = { root: null, child: () => null, add: () => undefined };
+
+/** The ignored paths as a tree of member names: `true` drops the member and everything below it. */
+type SkipTree = Map<string, SkipTree | true>;
+function skipTree(paths: readonly FieldPath[]): SkipTree {
+  const root: SkipTree = new Map();
+  for (const p of paths) {
+    let at = root;
+    p.forEach((seg, i) => {
+      const key = seg.slice(2); // every ignored segment is a field (`f:`)
+      if (i === p.length - 1) at.set(key, true);
+      else {
+        let next = at.get(key);
+        if (next === undefined || next === true) at.set(key, (next = new Map()));
+        at = next;
+      }
+    });
+  }
+  return root;
+}
+
+// `path` is the walk's position (pushed and popped), kept for error messages. `skip`: the ignored members
+// at this level.
+function walkObject<N>(o: Record<string, unknown>, s: Schema, at: N, path: string[], sink: FieldSink<N>, skip?: SkipTree): void {
   for (const key of Object.keys(o)) {
+    const skipped = skip?.get(key);
     const value = o[key];
+    if (skipped === true) {
+      // Not recorded, but an ignored object is still checked (status): a map-list element without its keys
+      // fails the write wherever it is, as the reference converts the whole object before filtering.
+      if (value !== null && typeof value === 'object') {
+        const { schema } = memberSchema(s, key);
+        if (schema) {
+          path.push(`f:${key}`);
+          walkValue(value, schema, null, path, CHECK_ONLY);
+          path.pop();
+        }
+      }
+      continue;
+    }
     const { schema, declared } = memberSchema(s, key);
     const seg = `f:${key}`;
     const child = sink.child(at, seg);
@@ -249,16 +285,16 @@ function walkObject<N>(o: Record<string, unknown>, s: Schema, at: N, path: strin
     if (!declared || value === null || (isJsonObject(value) && Object.keys(value).length === 0)) sink.add(child);
     if (value !== null && schema) {
       path.push(seg);
-      walkValue(value, schema, child, path, sink);
+      walkValue(value, schema, child, path, sink, skipped);
       path.pop();
     }
   }
 }
 
-function walkValue<N>(value: unknown, s: Schema, at: N, path: string[], sink: FieldSink<N>): void {
+function walkValue<N>(value: unknown, s: Schema, at: N, path: string[], sink: FieldSink<N>, skip?: SkipTree): void {
   if (isJsonObject(value) && isObjectSchema(s)) {
     if (s['x-kubernetes-map-type'] === 'atomic') sink.add(at);
-    else walkObject(value, s, at, path, sink);
+    else walkObject(value, s, at, path, sink, skip);
     return;
   }
   if (Array.isArray(value) && (s.type === 'array' || s.items !== undefined)) {

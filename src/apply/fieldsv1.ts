@@ -9,7 +9,6 @@ import { isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
 import {
   canonicalJson,
   compareSegments,
-  ignoredPaths,
   NEVER_MEMBER,
   parsePathKey,
   pathKey,
@@ -58,9 +57,7 @@ export function toFieldsV1(set: FieldSet): JsonObject {
  */
 export function fieldsV1Of(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): JsonObject {
   const sink = new TrieSink();
-  walkFields(obj, schema, sink);
-  // fieldSetOf's filter as trie edits: a dropped path goes with its subtree; nodes left empty are not rendered.
-  for (const path of ignoredPaths(opts)) nodeAt(sink.root, path, path.length - 1)?.children?.delete(path[path.length - 1] as string);
+  walkFields(obj, schema, sink, opts); // the ignored paths are not walked; nodes left empty are not rendered
   const never = nodeAt(sink.root, NEVER_MEMBER, NEVER_MEMBER.length);
   if (never) never.member = false;
   return render(sink.root) ?? {};

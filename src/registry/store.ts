@@ -37,6 +37,11 @@ export interface WriteOptions {
   admit?(obj: ApiObject, old: ApiObject | undefined): Promise<void> | void;
   /** The status subresource: only `status` changes (spec 1.4). */
   subresource?: string;
+  /**
+   * The body was decoded for this write alone and the caller does not use it afterwards: the store may
+   * change it in place instead of working on a copy.
+   */
+  bodyOwned?: boolean;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -101,7 +106,7 @@ export class GenericStore {
     body: unknown,
     opts: WriteOptions & { applied?: boolean } = {},
   ): Promise<{ kv: KeyValue } | { object: ApiObject }> {
-    const obj = this.checkFieldsOf(this.checkBody(body, namespace), opts);
+    const obj = this.checkFieldsOf(this.checkBody(body, namespace, opts.bodyOwned), opts);
     const meta = metaOf(obj);
     const t = this.type;
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
@@ -353,9 +358,9 @@ export class GenericStore {
   }
 
   /** The body must be an object of this kind and version, in the namespace of the URL. */
-  private checkBody(body: unknown, namespace: string | undefined): ApiObject {
+  private checkBody(body: unknown, namespace: string | undefined, owned = false): ApiObject {
     if (!isObject(body)) throw badRequest(`the body of the request must be a JSON or YAML object (${this.type.kind})`);
-    const obj = cloneJson(body) as ApiObject;
+    const obj = (owned ? body : cloneJson(body)) as ApiObject;
     const t = this.type;
     const want = apiVersionOf(t.group, t.version);
     if (obj.kind !== undefined && obj.kind !== t.kind) {

@@ -120,12 +120,12 @@ export class StreamRes implements Res {
 
   setHeader(name: string, value: string | number | readonly string[]): this {
     if (this.sent) throw new Error(`cannot set header ${name}: headers already sent`);
-    this.out[name.toLowerCase()] = value as string | number | string[];
+    this.out[lowerCase(name)] = value as string | number | string[];
     return this;
   }
 
   getHeader(name: string): unknown {
-    return this.out[name.toLowerCase()];
+    return this.out[lowerCase(name)];
   }
 
   /** Sends the status and headers now (a watch with nothing to say yet must still answer). */
@@ -176,3 +176,6 @@ export class StreamRes implements Res {
     this.stream.respond(this.out, { endStream });
   }
 }
+
+/** HTTP/2 field names are lower case on the wire; most names the handlers set already are. */
+const lowerCase = (name: string) => (/[A-Z]/.test(name) ? name.toLowerCase() : name);

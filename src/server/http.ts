@@ -76,8 +76,8 @@ export function header(req: Req, name: string): string | undefined {
 
 export function sendBytes(res: Res, code: number, contentType: string, body: Buffer, headers: Record<string, string> = {}): void {
   res.statusCode = code;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', body.length);
+  res.setHeader('content-type', contentType);
+  res.setHeader('content-length', body.length);
   for (const k in headers) res.setHeader(k, headers[k] as string);
   res.end(body);
 }

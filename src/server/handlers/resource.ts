@@ -85,7 +85,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
+      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true };
       const created = await store.createStored(namespace, body, write);
       if ('object' in created) return respond(ctx, 201, created.object);
       return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
