@@ -1,4 +1,5 @@
 import { notAcceptable } from '../errors/index.js';
+import { TextMemo } from '../util/text-memo.js';
 
 export const JSON_MEDIA = 'application/json';
 export const YAML_MEDIA = 'application/yaml';
@@ -32,18 +33,12 @@ export function parseMediaType(value: string): MediaRange {
  * like Accept headers (every write asks, and clients send the same few values).
  */
 export function mediaTypeOf(contentType: string): string {
-  let media = mediaTypeCache.get(contentType);
-  if (media === undefined) {
-    const { type, subtype } = parseMediaType(contentType);
-    media = `${type}/${subtype}`;
-    if (contentType.length <= 256) {
-      if (mediaTypeCache.size >= 128) mediaTypeCache.clear();
-      mediaTypeCache.set(contentType, media);
-    }
-  }
-  return media;
+  const known = mediaTypes.get(contentType);
+  if (known !== undefined) return known;
+  const { type, subtype } = parseMediaType(contentType);
+  return mediaTypes.set(contentType, `${type}/${subtype}`);
 }
-const mediaTypeCache = new Map<string, string>();
+const mediaTypes = new TextMemo<string>();
 
 /**
  * An Accept header's media ranges, best first. Clients send the same few headers on every request, so
@@ -52,16 +47,9 @@ const mediaTypeCache = new Map<string, string>();
  */
 export function parseAccept(header: string | undefined): readonly MediaRange[] {
   const key = header ?? '';
-  let ranges = acceptCache.get(key);
-  if (ranges) return ranges;
-  ranges = parseAcceptUncached(header);
-  if (key.length <= 256) {
-    if (acceptCache.size >= 128) acceptCache.clear();
-    acceptCache.set(key, ranges);
-  }
-  return ranges;
+  return acceptRanges.get(key) ?? acceptRanges.set(key, parseAcceptUncached(header));
 }
-const acceptCache = new Map<string, readonly MediaRange[]>();
+const acceptRanges = new TextMemo<readonly MediaRange[]>();
 
 /** Splits an Accept header on commas that are not inside quotes. */
 function parseAcceptUncached(header: string | undefined): MediaRange[] {
@@ -107,20 +95,12 @@ export function negotiate(
   let byAlternatives = negotiated.get(offers);
   if (!byAlternatives) negotiated.set(offers, (byAlternatives = new WeakMap()));
   let byAccept = byAlternatives.get(alternatives);
-  if (!byAccept) byAlternatives.set(alternatives, (byAccept = new Map()));
+  if (!byAccept) byAlternatives.set(alternatives, (byAccept = new TextMemo()));
   const key = accept ?? '';
-  let rep = byAccept.get(key);
-  if (!rep) {
-    rep = Object.freeze(negotiateUncached(accept, offers, alternatives));
-    if (key.length <= 256) {
-      if (byAccept.size >= 128) byAccept.clear();
-      byAccept.set(key, rep);
-    }
-  }
-  return rep;
+  return byAccept.get(key) ?? byAccept.set(key, Object.freeze(negotiateUncached(accept, offers, alternatives)));
 }
 const NO_ALTERNATIVES: readonly { kind: string; group: string; version: string }[] = [];
-const negotiated = new WeakMap<readonly string[], WeakMap<object, Map<string, Representation>>>();
+const negotiated = new WeakMap<readonly string[], WeakMap<object, TextMemo<Representation>>>();
 
 function negotiateUncached(
   accept: string | undefined,

@@ -4,6 +4,7 @@
  */
 import { badRequest } from '../errors/index.js';
 import { exactName, parseFieldSelector } from '../selectors/index.js';
+import { TextMemo } from '../util/text-memo.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -93,24 +94,15 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   // Only a GET's verb depends on the query (list, watch, a name from a field selector). Writes go to the
   // same few collections again and again: their answers are remembered per method and path, frozen.
   if (method === 'GET' || method === 'HEAD') return parseUncached(method, path, query);
-  let byPath = writeInfos.get(method);
-  if (!byPath) {
-    if (writeInfos.size >= 16) writeInfos.clear(); // methods are few; anything else is not kept for long
-    writeInfos.set(method, (byPath = new Map()));
-  }
-  let info = byPath.get(path);
-  if (!info) {
-    const parsed = parseUncached(method, path, query);
-    Object.freeze(parsed.parts);
-    info = Object.freeze(parsed);
-    if (path.length <= 256) {
-      if (byPath.size >= 256) byPath.clear();
-      byPath.set(path, info);
-    }
-  }
-  return info;
+  const byPath = writeInfos.get(method) ?? writeInfos.set(method, new TextMemo(256));
+  const known = byPath.get(path);
+  if (known) return known;
+  const parsed = parseUncached(method, path, query);
+  Object.freeze(parsed.parts);
+  return byPath.set(path, Object.freeze(parsed));
 }
-const writeInfos = new Map<string, Map<string, Readonly<RequestInfo>>>();
+/** Per method (few; an odd method name is not kept for long), per path. */
+const writeInfos = new TextMemo<TextMemo<Readonly<RequestInfo>>>(16);
 
 function parseUncached(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
