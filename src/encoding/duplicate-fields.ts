@@ -115,14 +115,17 @@ export function findDuplicateFieldsJson(body: string | Uint8Array, parsed?: unkn
   let value = parsed;
   if (value === undefined) {
     try {
-      value = JSON.parse(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+      value = JSON.parse(textOf(body));
     } catch {
       return [];
     }
   }
   if (memberNameBound(body) <= memberCount(value)) return [];
-  return scanJson(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  return scanJson(textOf(body));
 }
+
+const textOf = (body: string | Uint8Array): string =>
+  typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
 
 /** The key text of a YAML map pair, as the decoded object spells it. */
 function yamlKey(key: unknown): string {
