@@ -42,11 +42,14 @@ export async function request(s: H2Client, t: Target, method: string, path: stri
   }
   const r = await s.request(method, path, headers, payload);
   if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.body.toString().slice(0, 200)}`);
-  // Decoded only by the callers that read it (update's GET): the load generator shares the server's 2 cores.
+  // Decoded on first read, by the callers that read it (update's GET): the load generator shares the
+  // server's 2 cores. Later reads return the same object.
+  let json: unknown;
   return {
     status: r.status,
     get json() {
-      return r.body.length > 0 && r.body[0] === 0x7b ? JSON.parse(r.body.toString()) : undefined;
+      if (json === undefined && r.body.length > 0 && r.body[0] === 0x7b) json = JSON.parse(r.body.toString());
+      return json;
     },
   };
 }
