@@ -23,8 +23,8 @@ export class Registry {
   private readonly stores: GenericStore[] = [];
   private readonly byPlural = new Map<string, GenericStore[]>();
   private readonly cachers = new Map<string, Cacher>();
-  private readonly readers = new Map<string, ResourceReader>();
-  private readonly readerOfType = new Map<ResourceType, ResourceReader>();
+  /** Per registered type object (found per request without building a key). */
+  private readonly readers = new Map<ResourceType, ResourceReader>();
   /** Namespace state per cached item (items are replaced, never changed, on update). */
   private readonly nsStates = new WeakMap<object, NamespaceState>();
   readonly types: ResourceType[];
@@ -50,10 +50,7 @@ export class Registry {
 
   /** The cached reader of a type; its watch cache (one per storage, shared by views) starts on first use. */
   reader(type: ResourceType): ResourceReader {
-    const known = this.readerOfType.get(type); // a lookup per request: no key to build
-    if (known) return known;
-    const id = `${type.group}/${type.version}/${type.plural}`;
-    let r = this.readers.get(id);
+    let r = this.readers.get(type);
     if (!r) {
       let cacher = this.cachers.get(type.storageKey);
       if (!cacher) {
@@ -66,9 +63,8 @@ export class Registry {
         cacher.start();
       }
       r = new ResourceReader(type, this.backend, cacher, { waitMs: this.opts.cacheWaitMs ?? 3000 });
-      this.readers.set(id, r);
+      this.readers.set(type, r);
     }
-    this.readerOfType.set(type, r);
     return r;
   }
 
