@@ -1,10 +1,10 @@
 /**
  * API benchmark: 64 concurrent clients over HTTP/2 create, get, update (get + put) and merge-patch 1 KiB
- * ConfigMaps for a fixed time each. Core group only, so it can be pointed at any server of this API family.
+ * ConfigMaps, and create Deployments, for a fixed time each; it can be pointed at any server of this API family.
  *
  *   npm run bench -- api                          # starts orch-apiserver (SQLite, durable) as a child process
  *   npm run bench -- api --url URL --token T [--ca FILE] [--insecure]
- *   npm run bench -- api --ops get,update          # only these phases (create,get,update,merge-patch)
+ *   npm run bench -- api --ops get,update          # only these phases (create,create-deployment,get,update,merge-patch)
  *   npm run bench -- api --workers=2               # the child runs with --workers=2
  */
 import { spawn } from 'node:child_process';
@@ -59,7 +59,7 @@ export function connectAll(t: Target, n: number): Promise<H2Client[]> {
   return Promise.all(Array.from({ length: n }, () => H2Client.connect(t.url, { ...(t.ca ? { ca: t.ca } : {}), ...(t.insecure ? { insecure: true } : {}) })));
 }
 
-const OPS = ['create', 'get', 'update', 'merge-patch'] as const;
+const OPS = ['create', 'create-deployment', 'get', 'update', 'merge-patch'] as const;
 type Op = (typeof OPS)[number];
 
 async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Promise<Record<string, string>[]> {
@@ -80,6 +80,15 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
     names[w]!.push(name);
   };
   if (ops.has('create')) row('create', await runFor(PHASE_MS, CLIENTS, create));
+  if (ops.has('create-deployment')) {
+    // A workload kind with defaults, a pod template and validation, against the ConfigMap create above.
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const labels = { app: 'bench' };
+    const spec = { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } };
+    row('create deployment', await runFor(PHASE_MS, CLIENTS, (w, i) =>
+      request(s(w), t, 'POST', deployments, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `d-${w}-${i}` }, spec }),
+    ));
+  }
   else await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => { for (let i = 0; i < 8; i++) await create(w, i); })); // objects for the other phases
   const pick = (w: number, i: number) => names[w]![i % Math.max(1, names[w]!.length)]!;
   if (ops.has('get')) row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
@@ -97,7 +106,10 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
 }
 
 /** Starts orch-apiserver as a child process on a fresh data dir; resolves once /readyz answers 200. */
-export async function startChild(extraArgs: string[] = [], prepare?: (dir: string) => void): Promise<{ target: Target; readyMs: number; dir: string; stop(): Promise<void> }> {
+export async function startChild(
+  extraArgs: string[] = [],
+  prepare?: (dir: string) => void,
+): Promise<{ target: Target; readyMs: number; dir: string; idleRssMiB: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-bench-api-'));
   prepare?.(dir);
   const t0 = performance.now();
@@ -138,10 +150,13 @@ export async function startChild(extraArgs: string[] = [], prepare?: (dir: strin
   const readyMs = performance.now() - t0;
   await allServing;
   session.close();
+  // Resident memory of the idle server (every type registered, empty store), before any load.
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
   return {
     target,
     readyMs,
     dir,
+    idleRssMiB: rss ? Number(rss[1]) / 1024 : NaN,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -180,7 +195,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     const rows = await benchTarget(child.target, ops as Set<Op>);
     console.log(header);
-    console.log(`orch-apiserver (SQLite, synchronous=FULL, ${values.workers ?? 1} worker(s)): process start to /readyz 200 in ${fmt(child.readyMs)} ms; startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
+    console.log(`orch-apiserver (SQLite, synchronous=FULL, ${values.workers ?? 1} worker(s)): process start to /readyz 200 in ${fmt(child.readyMs)} ms (idle RSS ${fmt(child.idleRssMiB, 1)} MiB); startServer() with the memory store: ${fmt(startMs, 1)} ms (median of 7)`);
     console.table(rows);
   } finally {
     await child.stop();

@@ -44,7 +44,7 @@ describe('write path over HTTPS (spec 2.4, 4.2, 4.3, 7)', () => {
     const path = '/api/v1/namespaces/default/configmaps/ssa';
     const cfg = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { a: '1', b: '2' } };
     const noManager = await call('PATCH', path, { raw: JSON.stringify(cfg), headers: APPLY });
-    assert.equal(noManager.status, 400, 'fieldManager is required');
+    assert.equal(noManager.status, 422, 'fieldManager is required (422 Invalid, as the reference)');
     const created = await call('PATCH', `${path}?fieldManager=alice`, { raw: JSON.stringify(cfg), headers: APPLY });
     assert.equal(created.status, 201, created.text);
     const mf = created.json.metadata.managedFields;

@@ -15,6 +15,12 @@ export const AUTHENTICATION_GROUP = `authentication.${GROUP_SUFFIX}`;
 export const AUTHORIZATION_GROUP = `authorization.${GROUP_SUFFIX}`;
 export const COORDINATION_GROUP = `coordination.${GROUP_SUFFIX}`;
 export const EVENTS_GROUP = `events.${GROUP_SUFFIX}`;
+export const NETWORKING_GROUP = `networking.${GROUP_SUFFIX}`;
+export const DISCOVERY_GROUP = `discovery.${GROUP_SUFFIX}`;
+export const STORAGE_GROUP = `storage.${GROUP_SUFFIX}`;
+export const NODE_GROUP = `node.${GROUP_SUFFIX}`;
+export const SCHEDULING_GROUP = `scheduling.${GROUP_SUFFIX}`;
+export const CERTIFICATES_GROUP = `certificates.${GROUP_SUFFIX}`;
 
 /** Finalizer the namespace lifecycle puts on every namespace (`spec.finalizers`). */
 export const NAMESPACE_FINALIZER = 'orch';
@@ -25,9 +31,23 @@ export const EXEC_INFO_ENV = 'ORCH_EXEC_INFO';
 export const INITIAL_EVENTS_END_ANNOTATION = `${GROUP_SUFFIX}/initial-events-end`;
 export const BOOTSTRAPPING_LABEL = `${GROUP_SUFFIX}/bootstrapping`;
 export const RBAC_AUTOUPDATE_ANNOTATION = `${RBAC_GROUP}/autoupdate`;
+/** On the bootstrap flow-control objects: the server keeps their spec at the built-in value unless "false". */
+export const APF_AUTOUPDATE_ANNOTATION = `apf.${GROUP_SUFFIX}/autoupdate-spec`;
+/** Lets a flowcontrol v1beta3 client round-trip a stored `nominalConcurrencyShares: 0` (spec 9.6). */
+export const FLOWCONTROL_PRESERVE_ZERO_SHARES_ANNOTATION = `flowcontrol.${GROUP_SUFFIX}/v1beta3-preserve-zero-concurrency-shares`;
+
+/** Prefix of the labels the Job selector generation puts on pod templates (`<prefix>controller-uid`, `<prefix>job-name`). */
+export const BATCH_LABEL_PREFIX = `batch.${GROUP_SUFFIX}/`;
+/** Prefix of the annotations autoscaling/v1 uses to carry v2-only HorizontalPodAutoscaler data. */
+export const AUTOSCALING_ALPHA_PREFIX = `autoscaling.alpha.${GROUP_SUFFIX}/`;
 
 /** The label every namespace carries with its own name. */
 export const NAMESPACE_NAME_LABEL = `${GROUP_SUFFIX}/metadata.name`;
+
+/** The beta annotation that named a volume's or claim's storage class before `spec.storageClassName`. */
+export const BETA_STORAGE_CLASS_ANNOTATION = `volume.beta.${GROUP_SUFFIX}/storage-class`;
+/** Marks the API mirror of a static pod (one the node agent runs from a file). */
+export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`;
 
 /**
  * OpenAPI vendor extensions that existing clients (kubectl explain, client-side apply) look for by their
@@ -49,3 +69,12 @@ export const DEFAULT_SA_ISSUER = `https://${GROUP_SUFFIX.split('.')[0]}-apiserve
  * canonical form of spec 2.6 is META_GROUP.
  */
 export const REFERENCE_META_GROUP_ALIAS = 'meta.k8s.io';
+
+/**
+ * The reference's spelling of the authentication group. Real kubectl posts TokenRequests (on a core-group
+ * path) in this version and decodes only the version it knows, so the answer echoes the group it was sent.
+ */
+export const REFERENCE_AUTHENTICATION_GROUP_ALIAS = 'authentication.k8s.io';
+
+/** `provider` label of the `kubernetes` Service in `default` (the reference labels it with its own name). */
+export const API_SERVICE_PROVIDER = GROUP_SUFFIX.split('.')[0] as string;

@@ -3,7 +3,7 @@
  * and the applied configuration, and stores the returned object (or skips the write when it deep-equals live).
  */
 import type { ApiObject } from '../api/types.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { StatusError, badRequest } from '../errors/index.js';
 import { cloneJson, isJsonObject, jsonEqual } from '../patch/json.js';
 import {

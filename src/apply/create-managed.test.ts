@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../api/types.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { anyObject, arrayOf, int32, intOrString, mapList, mapOf, obj, objectSchema, setList, str, stringMap } from '../registry/schema.js';
 import { configmaps } from '../registry/resources/configmaps/index.js';
 import { pods } from '../registry/resources/pods/index.js';

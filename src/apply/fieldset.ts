@@ -6,7 +6,7 @@
  * (`pathKey`), so plain `Set` membership works. List elements and granular map entries are members themselves
  * (the `.` entry of FieldsV1) besides the leaves below them.
  */
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { badRequest } from '../errors/index.js';
 import { isJsonObject } from '../patch/json.js';
 

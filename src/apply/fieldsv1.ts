@@ -3,7 +3,7 @@
  * A path that is a member and also has members below it (a map-list element) carries a `.` entry:
  * `{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{}}}}`.
  */
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { badRequest } from '../errors/index.js';
 import { isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
 import {

@@ -3,7 +3,7 @@
  * maps merge member by member, map lists by key, set lists by value; atomic values are replaced.
  * An explicit `null` in the applied configuration removes the member (the field is still owned).
  */
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { badRequest } from '../errors/index.js';
 import { cloneJson, isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
 import { DEDUCED, elementSegment, isObjectSchema, listShape, memberSchema, pathString } from './fieldset.js';

@@ -1,6 +1,6 @@
 /** A small Deployment-like schema shared by the apply tests. */
 import type { ApiObject } from '../api/types.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { anyObject, arrayOf, bool, int32, mapList, obj, objectMeta, objectSchema, setList, str, stringMap } from '../registry/schema.js';
 
 const port: Schema = {

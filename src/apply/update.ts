@@ -3,7 +3,7 @@
  * writer (spec 7), and the managedFields reset rule of spec 4.3.
  */
 import type { ApiObject } from '../api/types.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { cloneJson } from '../patch/json.js';
 import { difference, fieldSetOf, isEmpty, union } from './fieldset.js';
 import { fieldsV1Of } from './fieldsv1.js';

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from '../server/index.js';
 import type { BackendSpec } from '../storage/index.js';
+import { parseRuntimeConfig, servingFilter } from '../registry/resources/versions.js';
+import { serviceNetwork } from '../registry/resources/services/network.js';
 
 export const MAX_WORKERS = 64;
 
@@ -26,10 +28,14 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --service-account-signing-key-file=PATH   key that signs TokenRequest tokens (default: generated in the data dir)
   --service-account-issuer=URL    issuer of service account tokens
   --service-account-lookup=true   tokens of deleted service accounts stop working
+  --service-cluster-ip-range=10.0.0.0/24   CIDR (IPv4 or IPv6) Service cluster IPs come from; the first is the kubernetes Service's
+  --service-node-port-range=30000-32767    ports NodePort and LoadBalancer Services get node ports from
   --api-audiences=A,B             audiences a token must be meant for (default: the issuer)
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
   --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
+  --runtime-config=KEY[=true|false],...   serve or hide APIs: <group>/<version>[/<resource>] (core: v1),
+                                  api/all, api/ga, api/beta, api/alpha (default: stable on, alpha and most beta off)
   --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
   --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
   --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
@@ -112,6 +118,7 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'livez-grace-period': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
       'feature-gates': { type: 'string' },
+      'runtime-config': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'requestheader-client-ca-file': { type: 'string' },
       'requestheader-allowed-names': { type: 'string' },
@@ -123,6 +130,8 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'service-account-signing-key-file': { type: 'string' },
       'service-account-issuer': { type: 'string' },
       'service-account-lookup': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string' },
+      'service-node-port-range': { type: 'string' },
       'api-audiences': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       workers: { type: 'string' },
@@ -185,6 +194,15 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   const audiences = list(values['api-audiences']);
   if (audiences) opts.apiAudiences = audiences;
   if (values['feature-gates']) opts.featureGates = parseFeatureGates(values['feature-gates']);
+  if (values['runtime-config'] !== undefined) {
+    opts.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
+    servingFilter(opts.runtimeConfig); // unknown or removed versions: a usage error before any process starts
+  }
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
+  const ipRange = values['service-cluster-ip-range'];
+  const portRange = values['service-node-port-range'];
+  serviceNetwork({ clusterIPRange: ipRange, nodePortRange: portRange }); // a bad range is a usage error at once
+  if (ipRange !== undefined) opts.serviceClusterIPRange = ipRange;
+  if (portRange !== undefined) opts.serviceNodePortRange = portRange;
   return { server: opts, workers };
 }

@@ -144,6 +144,8 @@ function columnsOf(type: TableSource): RenderColumn[] {
     ];
   }
   const own: RenderColumn[] = type.tableColumns.map((c) => ({ def: definition(c), cell: (o) => c.value(o) }));
+  // A type that lists its own Age column places it itself (the quota table shows it first).
+  if (own.some((c) => c.def.name === 'Age')) return [name, ...own];
   const ageColumn: RenderColumn = {
     def: definition({ name: 'Age', type: 'string', description: created, priority: 0 }),
     cell: age,

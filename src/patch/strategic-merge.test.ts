@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../errors/index.js';
 import { anyObject, arrayOf, int32, intOrString, mapList, obj, objectSchema, str } from '../registry/schema.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { applyStrategicMergePatch } from './index.js';
 
 /** A small Pod-like schema built with the registry's builders. */

@@ -11,7 +11,7 @@
  * 400 BadRequest naming the path; nothing here throws anything but StatusError.
  */
 import { badRequest } from '../errors/index.js';
-import type { Schema } from '../registry/types.js';
+import type { Schema } from '../api/index.js';
 import { cloneJson, hasOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from './json.js';
 
 const PATCH = '$patch';

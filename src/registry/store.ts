@@ -18,7 +18,7 @@ import { decodeKV, encodeForStorage } from './codec.js';
 import { itemKey } from './keys.js';
 import { generateName, initCreateMeta, keepServerMeta, metaOf, nowTimestamp } from './object-meta.js';
 import { fromStorageError, tooLargeRV } from './storage-errors.js';
-import type { ResourceType } from './types.js';
+import type { RequestUser, ResourceType } from './types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index.js';
 
 export interface WriteOptions {
@@ -42,6 +42,8 @@ export interface WriteOptions {
    * change it in place instead of working on a copy.
    */
   bodyOwned?: boolean;
+  /** The requesting user, for create hooks that record it (CertificateSigningRequest spec.username). */
+  user?: RequestUser;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -112,7 +114,7 @@ export class GenericStore {
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName as string);
     initCreateMeta(obj, this.tracksGeneration(obj));
-    t.strategy.prepareForCreate?.(obj);
+    t.strategy.prepareForCreate?.(obj, opts.user ? { user: opts.user } : undefined);
     this.recordManager(obj, undefined, opts);
     this.validateOrThrow(obj, [
       ...validateObjectMeta(meta, { namespaced: t.namespaced, nameRule: t.strategy.nameRule }),
@@ -122,11 +124,16 @@ export class GenericStore {
     const nsChecked = t.namespaced ? this.checkNamespaceWritable(meta.namespace as string) : undefined;
     if (nsChecked) await nsChecked;
     if (opts.admit) await opts.admit(obj, undefined);
+    const reservation = t.allocations ? await t.allocations.reserve(this.deps.backend, obj, undefined, opts.dryRun === true) : undefined;
     if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
       try {
-        return { kv: await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj)) };
+        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj));
+        if (reservation) await reservation.commit();
+        return { kv };
       } catch (e) {
+        // What was reserved for the object is given back unless a generated name is drawn again.
+        if (!(isStorageError(e, 'KeyExists') && generated && attempt < MAX_RETRIES)) await reservation?.revert();
         if (!isStorageError(e, 'KeyExists')) fromStorageError(e);
         // A generated name that collides is drawn again; a chosen name is the client's conflict.
         if (!generated || attempt >= MAX_RETRIES) throw alreadyExists(this.target(meta.name));
@@ -236,6 +243,7 @@ export class GenericStore {
         }
         if (opts.dryRun) return { object: old, removed: true };
         await this.deps.backend.delete(cur.key, cur.modRevision);
+        if (this.type.allocations) await this.type.allocations.release(this.deps.backend, old);
         return { object: old, removed: true };
       } catch (e) {
         if ((isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) && attempt < MAX_RETRIES) continue;
@@ -327,7 +335,10 @@ export class GenericStore {
     const t = this.type;
     const old = decodeKV(t, cur);
     keepServerMeta(obj, old);
-    if (opts.subresource === 'status') {
+    const custom = opts.subresource ? t.strategy.subresourceWrites?.[opts.subresource] : undefined;
+    if (custom) {
+      custom.prepare(obj, old);
+    } else if (opts.subresource === 'status') {
       t.strategy.prepareForStatusUpdate?.(obj, old);
     } else if (opts.subresource === 'finalize') {
       t.strategy.prepareForFinalizeUpdate?.(obj, old);
@@ -341,20 +352,29 @@ export class GenericStore {
     this.validateOrThrow(obj, [
       ...validateObjectMetaUpdate(obj.metadata, old.metadata),
       ...t.strategy.validate(obj),
-      ...(t.strategy.validateUpdate?.(obj, old) ?? []),
+      ...(custom?.validateUpdate ? custom.validateUpdate(obj, old) : (t.strategy.validateUpdate?.(obj, old) ?? [])),
     ]);
     metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
     // An update that changes nothing is not written: same resourceVersion, no watch event.
     if (jsonEqual(obj, old)) return old;
     if (opts.admit) await opts.admit(obj, old);
+    const reservation = t.allocations ? await t.allocations.reserve(this.deps.backend, obj, old, opts.dryRun === true) : undefined;
     if (opts.dryRun) return obj;
-    if (obj.metadata?.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
-      // The last finalizer is gone: the object leaves storage (spec 3.1).
-      await this.deps.backend.delete(cur.key, cur.modRevision);
-      return obj;
+    try {
+      if (obj.metadata?.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
+        // The last finalizer is gone: the object leaves storage (spec 3.1).
+        await this.deps.backend.delete(cur.key, cur.modRevision);
+        await reservation?.revert();
+        await t.allocations?.release(this.deps.backend, old);
+        return obj;
+      }
+      const kv = await this.deps.backend.update(cur.key, encodeForStorage(t, obj), cur.modRevision);
+      if (reservation) await reservation.commit();
+      return decodeKV(t, kv);
+    } catch (e) {
+      await reservation?.revert();
+      throw e;
     }
-    const kv = await this.deps.backend.update(cur.key, encodeForStorage(t, obj), cur.modRevision);
-    return decodeKV(t, kv);
   }
 
   /** The body must be an object of this kind and version, in the namespace of the URL. */

@@ -1,28 +1,30 @@
 import type { ApiObject } from '../api/types.js';
+import type { GeneratedResource, Schema } from '../api/index.js';
+
+export type { Schema } from '../api/index.js';
 import type { FieldError } from '../errors/index.js';
+import type { Backend } from '../storage/index.js';
+
+/** The requesting user, structurally authn's UserInfo (the registry does not import authn). */
+export interface RequestUser {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What a create hook may know about the request (CertificateSigningRequest records its requester). */
+export interface RequestContext {
+  user?: RequestUser;
+}
 
 /**
- * A schema in OpenAPI v3 form (a JSON Schema subset). It drives OpenAPI documents (`kubectl explain`),
- * unknown-field detection, and later server-side apply (list types and map keys via the x- extensions).
+ * A subresource besides status, scale and finalize that the generic store serves (CSR `approval`): how a
+ * write through it is taken from the stored object, and the update rules that replace `validateUpdate`.
  */
-export interface Schema {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  format?: string;
-  description?: string;
-  properties?: Record<string, Schema>;
-  additionalProperties?: Schema | boolean;
-  items?: Schema;
-  required?: string[];
-  enum?: (string | number)[];
-  default?: unknown;
-  /** Any type (int-or-string, raw extensions). */
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: 'atomic' | 'granular';
-  'x-kubernetes-patch-merge-key'?: string;
-  'x-kubernetes-patch-strategy'?: string;
+export interface SubresourceWrite {
+  prepare(obj: ApiObject, old: ApiObject): void;
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
 }
 
 /** One column of a type's table form (spec 2.6); `value` computes the cell from the object. */
@@ -47,13 +49,15 @@ export type NameRule = 'subdomain' | 'label' | 'path-segment';
 export interface Strategy {
   nameRule: NameRule;
   /** Fill defaults and reset server-owned fields (e.g. `status` for types with a status subresource). */
-  prepareForCreate?(obj: ApiObject): void;
+  prepareForCreate?(obj: ApiObject, request?: RequestContext): void;
   /** For the main resource: keep server-owned fields (e.g. `status`) from `old`. */
   prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
   /** For the status subresource: keep everything but `status` (and metadata the server owns) from `old`. */
   prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
   /** For the finalize subresource (namespaces): only the finalizer list changes. */
   prepareForFinalizeUpdate?(obj: ApiObject, old: ApiObject): void;
+  /** Further subresources written through the store, by name (list them in the type's `subresources`). */
+  subresourceWrites?: Record<string, SubresourceWrite>;
   /** Field errors of the whole object (metadata is validated by the store). Paths start at the root. */
   validate(obj: ApiObject): FieldError[];
   /** Extra rules on update (immutable fields). */
@@ -70,6 +74,15 @@ export interface Strategy {
   allowUnconditionalUpdate: boolean;
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate: boolean;
+}
+
+export interface ScaleRules {
+  /** Dotted path of the desired replicas (e.g. `spec.replicas`). */
+  specReplicasPath: string;
+  /** Dotted path of the observed replicas (e.g. `status.replicas`). */
+  statusReplicasPath: string;
+  /** The label selector as a string (`a=b,c in (d)`), or undefined when the object has none. */
+  selector(obj: ApiObject): string | undefined;
 }
 
 /**
@@ -91,7 +104,10 @@ export interface ResourceType {
   /** Schema of the whole object (apiVersion, kind, metadata included). */
   schema: Schema;
   strategy: Strategy;
-  /** Columns after Name; Age/Created is added by the table renderer. Empty = the default table. */
+  /**
+   * Columns after Name; Age/Created is added by the table renderer (unless the type lists its own Age
+   * column, which it then places and computes). Empty = the default table.
+   */
   tableColumns: TableColumn[];
   /** Field-selector fields besides metadata.name and metadata.namespace, with their values. */
   selectableFields?(obj: ApiObject): Record<string, string>;
@@ -102,4 +118,35 @@ export interface ResourceType {
   fromStorage?(obj: ApiObject): ApiObject;
   /** Verbs listed in discovery (default: every verb the generic store serves). */
   verbs?: string[];
+  /**
+   * The `scale` subresource (autoscaling/v1 Scale): where the desired and observed replica counts live and
+   * the selector string that `status.selector` of the Scale carries.
+   */
+  scale?: ScaleRules;
+  /** The reference's entry, for types made from the generated data (discovery lists its subresources). */
+  reference?: GeneratedResource;
+  /** Things an object holds outside itself (a Service's cluster IPs and node ports), kept in storage. */
+  allocations?: Allocations;
+}
+
+/**
+ * Reservations an object needs besides its own key, made with the backend's atomic writes so that servers
+ * sharing a store never hand out one value twice. The store calls `reserve` after defaulting and
+ * validation, before admission and the write, and settles the returned reservation by the write's outcome.
+ */
+export interface Allocations {
+  /**
+   * Takes what `obj` needs beyond what `old` (undefined on create) holds, filling values the server picks.
+   * Throws a StatusError (422 for a taken or out-of-range value, 500 for a full range). A dry run only checks.
+   */
+  reserve(backend: Backend, obj: ApiObject, old: ApiObject | undefined, dryRun: boolean): Promise<Reservation>;
+  /** The object left storage: gives back everything it held. */
+  release(backend: Backend, old: ApiObject): Promise<void>;
+}
+
+export interface Reservation {
+  /** The write was stored: gives back what the old object held and the new one no longer does. */
+  commit(): Promise<void>;
+  /** The write failed: gives back what `reserve` took. */
+  revert(): Promise<void>;
 }

@@ -22,6 +22,9 @@ export interface APIGroup {
 
 export interface APIResource {
   name: string;
+  /** Set when a subresource's kind is in another group/version (`deployments/scale` is autoscaling/v1 Scale). */
+  group?: string;
+  version?: string;
   singularName: string;
   namespaced: boolean;
   kind: string;
@@ -123,6 +126,8 @@ function resourceEntry(t: ResourceType): APIResource {
   return r;
 }
 
+const list0 = (byGroup: Map<string, Map<string, APIResource[]>>, x: ExtraSubresource): APIResource[] => byGroup.get(x.group)?.get(x.version) ?? [];
+
 export function buildDiscovery(types: ResourceType[], opts: DiscoveryOptions = {}): Discovery {
   // group -> version -> resources; Map keeps groups in the order the types were registered.
   const byGroup = new Map<string, Map<string, APIResource[]>>();
@@ -137,12 +142,22 @@ export function buildDiscovery(types: ResourceType[], opts: DiscoveryOptions = {
   for (const t of types) {
     const list = bucket(t.group, t.version);
     list.push(resourceEntry(t));
+    if (t.reference) {
+      // Subresources as the reference lists them: `scale` has kind Scale in autoscaling/v1, and so on.
+      for (const sub of t.reference.subresources) {
+        const entry: APIResource = { name: `${t.plural}/${sub.name}`, singularName: '', namespaced: t.namespaced, kind: sub.kind, verbs: [...sub.verbs] };
+        if (sub.group !== t.group || sub.version !== t.version) Object.assign(entry, { group: sub.group, version: sub.version });
+        list.push(entry);
+      }
+      continue;
+    }
     for (const sub of t.subresources) {
       // The status subresource returns the parent object; other generic subresources are listed the same way.
       list.push({ name: `${t.plural}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: [...SUBRESOURCE_VERBS] });
     }
   }
   for (const x of opts.extraSubresources ?? []) {
+    if (list0(byGroup, x).some((r) => r.name === `${x.type}/${x.name}`)) continue;
     // Only attach to group/versions that serve resources; a subresource without its parent is a wiring bug.
     const list = byGroup.get(x.group)?.get(x.version);
     if (!list) continue;

@@ -86,7 +86,10 @@ test('v2: metadata is a $ref, int-or-string is converted, and every $ref resolve
   const doc = buildOpenAPIV2(types, info) as Json;
   const pod = doc.definitions[`${ROOT}.api.core.v1.Pod`];
   assert.deepEqual(pod.properties.metadata, { $ref: `#/definitions/${META_DEFINITIONS.ObjectMeta}` });
-  assert.deepEqual(pod.properties.spec.properties.containers.items.properties.ports.items.properties.port, { type: 'string', format: 'int-or-string', description: 'port' });
+  // Nested kinds are the reference's definitions, referred to by name; int-or-string is Swagger's string format.
+  const deref = (s: Json): Json => (s.$ref ? doc.definitions[String(s.$ref).slice('#/definitions/'.length)] : s);
+  const container = deref(deref(pod.properties.spec).properties.containers.items);
+  assert.deepEqual(deref(deref(container.properties.ports.items).properties.port), { type: 'string', format: 'int-or-string' });
   const text = JSON.stringify(doc);
   assert.ok(!text.includes('x-kubernetes-int-or-string'));
   assert.ok(!text.includes('#/components/'));
@@ -182,7 +185,9 @@ test('v3: one document per group version with paths, content per media type and 
   assert.deepEqual(schemas[`${ROOT}.api.core.v1.NamespaceList`][OPENAPI_GVK_EXTENSION], [{ group: '', version: 'v1', kind: 'NamespaceList' }]);
   assert.equal(schemas[`${ROOT}.api.rbac.v1.Role`], undefined);
   // v3 keeps the int-or-string extension.
-  assert.equal(schemas[`${ROOT}.api.core.v1.Pod`].properties.spec.properties.containers.items.properties.ports.items.properties.port['x-kubernetes-int-or-string'], true);
+  const deref = (s: Json): Json => (s.$ref ? schemas[String(s.$ref).slice('#/components/schemas/'.length)] : s);
+  const container = deref(deref(schemas[`${ROOT}.api.core.v1.Pod`].properties.spec).properties.containers.items);
+  assert.equal(deref(deref(container.properties.ports.items).properties.port)['x-kubernetes-int-or-string'], true);
   for (const r of refs(core)) {
     assert.ok(r.startsWith('#/components/schemas/'), r);
     assert.ok(schemas[r.slice('#/components/schemas/'.length)], `unresolved ${r}`);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { GROUP_SUFFIX, OPENAPI_GVK_EXTENSION } from '../api/naming.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../patch/mediaTypes.js';
-import { anyObject, arrayOf, bool, int32, int64, obj, objectMeta, str } from '../registry/schema.js';
+import { definitionNameOf, definitionSchema, definitionViewOf } from '../registry/reference-schema.js';
 import type { ResourceType, Schema } from '../registry/types.js';
 import { DEFAULT_VERBS } from './discovery.js';
 
@@ -60,6 +60,11 @@ export function definitionNames(types: ResourceType[]): Map<string, string> {
     taken.add(name);
   };
   for (const t of types) {
+    const item = definitionNameOf(t.schema);
+    if (item) names.set(gvkKey(t.group, t.version, t.kind), `${NAME_ROOT}.${item}`);
+    const list = t.reference?.listDefinition;
+    if (list) names.set(gvkKey(t.group, t.version, t.listKind), `${NAME_ROOT}.${list}`);
+    for (const n of names.values()) taken.add(n);
     add(t.group, t.version, t.kind);
     add(t.group, t.version, t.listKind);
   }
@@ -68,142 +73,105 @@ export function definitionNames(types: ResourceType[]): Map<string, string> {
 
 // ---- schemas ----------------------------------------------------------------------------------------------
 
-const listMeta = obj(
-  {
-    continue: str('continue may be set if the user set a limit on the number of items returned.'),
-    remainingItemCount: int64('The number of subsequent items in the list which are not included in this list response.'),
-    resourceVersion: str('String that identifies the server\'s internal version of this object.'),
-    selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
-  },
-  'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
-);
-
-const statusSchema = obj(
-  {
-    apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
-    kind: str('Kind is a string value representing the REST resource this object represents.'),
-    code: int32('Suggested HTTP return code for this status, 0 if not set.'),
-    details: obj(
-      {
-        causes: arrayOf(obj({ field: str(), message: str(), reason: str() }, 'StatusCause provides more information about an api.Status failure.')),
-        group: str('The group attribute of the resource associated with the status StatusReason.'),
-        kind: str('The kind attribute of the resource associated with the status StatusReason.'),
-        name: str('The name attribute of the resource associated with the status StatusReason.'),
-        retryAfterSeconds: int32('If specified, the time in seconds before the operation should be retried.'),
-        uid: str('UID of the resource.'),
-      },
-      'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
-    ),
-    message: str('A human-readable description of the status of this operation.'),
-    metadata: listMeta,
-    reason: str('A machine-readable description of why this operation is in the "Failure" status.'),
-    status: str('Status of the operation. One of: "Success" or "Failure".'),
-  },
-  'Status is a return value for calls that don\'t return other objects.',
-);
-
-const deleteOptions = obj(
-  {
-    apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
-    kind: str('Kind is a string value representing the REST resource this object represents.'),
-    dryRun: arrayOf(str(), 'When present, indicates that modifications should not be persisted.'),
-    gracePeriodSeconds: int64('The duration in seconds before the object should be deleted.'),
-    orphanDependents: bool('Deprecated: please use the PropagationPolicy.'),
-    preconditions: obj({ resourceVersion: str(), uid: str() }, 'Preconditions must be fulfilled before an operation is carried out.'),
-    propagationPolicy: str("Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'."),
-  },
-  'DeleteOptions may be provided when deleting an API object.',
-);
-
-const watchEvent = obj(
-  { type: str('ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.'), object: anyObject('The object, or a Status for ERROR events.') },
-  'Event represents a single event to a watched resource.',
-  ['type', 'object'],
-);
-
-/** Shared subtrees emitted once as definitions and referenced elsewhere, as the reference does. */
-const SHARED = new Map<Schema, string>([
-  [objectMeta, META_DEFINITIONS.ObjectMeta],
-  [listMeta, META_DEFINITIONS.ListMeta],
-]);
-
-const V3_ONLY_KEYWORDS = new Set(['nullable', 'oneOf', 'anyOf', 'not']);
+const META = 'apimachinery.pkg.apis.meta.v1';
+/** Definitions every document carries: the meta kinds that operations refer to. */
+const META_NEUTRAL = ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'WatchEvent', 'Patch'].map((k) => `${META}.${k}`);
 
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+const fullName = (neutral: string) => `${NAME_ROOT}.${neutral}`;
 
 function refFn(mode: Mode): (name: string) => Json {
   const base = mode === 'v2' ? '#/definitions/' : '#/components/schemas/';
   return (name) => ({ $ref: base + name });
 }
 
-/** Copies a schema for one document version; memoized so shared subtrees are converted once. */
-function schemaConverter(mode: Mode): (s: Schema, root?: boolean) => Json {
-  const ref = refFn(mode);
-  const seen = new WeakMap<Schema, Json>();
-  const conv = (s: Schema, root = false): Json => {
-    const shared = root ? undefined : SHARED.get(s);
-    if (shared) return ref(shared);
-    const hit = seen.get(s);
+/**
+ * Converts schemas for one document version. A schema made from a reference definition becomes a `$ref`
+ * to it (the definition is emitted once, by name, as the reference does); other schemas are inlined.
+ */
+class DefinitionWriter {
+  readonly defs: Record<string, Json> = {};
+  private readonly ref: (name: string) => Json;
+  private readonly seen = new WeakMap<Schema, Json>();
+
+  constructor(private readonly mode: Mode) {
+    this.ref = refFn(mode);
+  }
+
+  /** Emits a reference definition (and everything it refers to) and returns its full name. */
+  definition(neutral: string): string {
+    const name = fullName(neutral);
+    if (!(name in this.defs)) {
+      this.defs[name] = {}; // placeholder first: definitions may refer to themselves
+      this.defs[name] = this.convert(definitionSchema(neutral), true);
+    }
+    return name;
+  }
+
+  convert(s: Schema, root = false): Json {
+    if (!root) {
+      const named = definitionNameOf(s);
+      if (named) return this.ref(this.definition(named));
+      const view = definitionViewOf(s);
+      if (view) {
+        const target = this.ref(this.definition(view.name));
+        // Swagger 2.0 keeps siblings of $ref as the reference does; OpenAPI 3 wraps the reference in allOf.
+        return this.mode === 'v2' ? { ...target, ...view.extras } : { allOf: [target], ...view.extras };
+      }
+    }
+    const hit = this.seen.get(s);
     if (hit) return hit;
     const src = s as Json;
     let out: Json = {};
-    if (mode === 'v2' && src['x-kubernetes-int-or-string'] === true) {
-      // Swagger 2.0 cannot say "integer or string"; the reference spells it as this format.
-      out = { type: 'string', format: 'int-or-string' };
-      if (src.description !== undefined) out.description = src.description;
+    if (src['x-kubernetes-int-or-string'] === true && !src.type) {
+      // Swagger 2.0 cannot say "integer or string"; the reference spells it as this format (v3: anyOf).
+      out = this.mode === 'v2' ? { type: 'string', format: 'int-or-string' } : { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
     } else {
       for (const [k, v] of Object.entries(src)) {
-        if (mode === 'v2' && V3_ONLY_KEYWORDS.has(k)) continue;
+        if (this.mode === 'v2' && V3_ONLY_KEYWORDS.has(k)) continue;
         if ((k === 'properties' || k === 'patternProperties') && isSchema(v)) {
-          out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, conv(ps as Schema)]));
+          out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, this.convert(ps as Schema)]));
         } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isSchema(v)) {
-          out[k] = conv(v);
+          out[k] = this.convert(v);
         } else if ((k === 'allOf' || k === 'oneOf' || k === 'anyOf') && Array.isArray(v)) {
-          out[k] = v.map((x) => (isSchema(x) ? conv(x) : x));
+          out[k] = v.map((x) => (isSchema(x) ? this.convert(x) : x));
         } else out[k] = v;
       }
     }
-    seen.set(s, out);
+    this.seen.set(s, out);
     return out;
-  };
-  return conv;
+  }
 }
 
-function definitionsFor(mode: Mode, types: ResourceType[], names: Map<string, string>): Record<string, Json> {
-  const conv = schemaConverter(mode);
-  const ref = refFn(mode);
-  const gvs = new Map<string, { group: string; version: string }>();
-  for (const t of types) gvs.set(`${t.group}/${t.version}`, { group: t.group, version: t.version });
-  // DeleteOptions and WatchEvent are sent to or by every group version.
-  const everyGV = (kind: string) => [{ group: '', version: 'v1', kind }, ...[...gvs.values()].filter((g) => g.group !== '').map((g) => ({ ...g, kind }))];
+const V3_ONLY_KEYWORDS = new Set(['nullable', 'oneOf', 'anyOf', 'not']);
 
-  const defs: Record<string, Json> = {
-    [META_DEFINITIONS.ObjectMeta]: conv(objectMeta, true),
-    [META_DEFINITIONS.ListMeta]: conv(listMeta, true),
-    [META_DEFINITIONS.Status]: { ...conv(statusSchema, true), [OPENAPI_GVK_EXTENSION]: [{ group: '', version: 'v1', kind: 'Status' }] },
-    [META_DEFINITIONS.DeleteOptions]: { ...conv(deleteOptions, true), [OPENAPI_GVK_EXTENSION]: everyGV('DeleteOptions') },
-    [META_DEFINITIONS.WatchEvent]: { ...conv(watchEvent, true), [OPENAPI_GVK_EXTENSION]: everyGV('WatchEvent') },
-    [META_DEFINITIONS.Patch]: { type: 'object', description: 'Patch is provided to give a concrete name and type to the PATCH request body.' },
-  };
+/** Item and list definition names of every type, and their definitions, in one writer. */
+function definitionsFor(mode: Mode, types: ResourceType[], names: Map<string, string>): Record<string, Json> {
+  const w = new DefinitionWriter(mode);
+  for (const n of META_NEUTRAL) w.definition(n);
   for (const t of types) {
     const item = names.get(gvkKey(t.group, t.version, t.kind));
     const list = names.get(gvkKey(t.group, t.version, t.listKind));
     if (!item || !list) continue;
-    defs[item] = { ...conv(t.schema, true), [OPENAPI_GVK_EXTENSION]: [{ group: t.group, version: t.version, kind: t.kind }] };
-    defs[list] = {
-      type: 'object',
-      description: `${t.listKind} is a list of ${t.kind}.`,
-      required: ['items'],
-      properties: {
-        apiVersion: conv(str('APIVersion defines the versioned schema of this representation of an object.')),
-        items: { type: 'array', description: `List of ${t.plural}.`, items: ref(item) },
-        kind: conv(str('Kind is a string value representing the REST resource this object represents.')),
-        metadata: ref(META_DEFINITIONS.ListMeta),
-      },
-      [OPENAPI_GVK_EXTENSION]: [{ group: t.group, version: t.version, kind: t.listKind }],
-    };
+    const neutral = definitionNameOf(t.schema);
+    if (neutral) w.definition(neutral);
+    else w.defs[item] = { ...w.convert(t.schema, true), [OPENAPI_GVK_EXTENSION]: [{ group: t.group, version: t.version, kind: t.kind }] };
+    if (t.reference?.listDefinition) w.definition(t.reference.listDefinition);
+    else if (!(list in w.defs)) {
+      w.defs[list] = {
+        type: 'object',
+        required: ['items'],
+        properties: {
+          apiVersion: { type: 'string' },
+          items: { type: 'array', items: refFn(mode)(item) },
+          kind: { type: 'string' },
+          metadata: refFn(mode)(META_DEFINITIONS.ListMeta),
+        },
+        [OPENAPI_GVK_EXTENSION]: [{ group: t.group, version: t.version, kind: t.listKind }],
+      };
+    }
   }
-  return defs;
+  return w.defs;
 }
 
 // ---- operations (one neutral model, rendered as v2 or v3) ------------------------------------------------
@@ -370,6 +338,27 @@ export function buildOpenAPIV2(types: ResourceType[], info: OpenAPIInfo): Json {
   return { swagger: '2.0', info: { title: TITLE, version: info.version }, paths, definitions: definitionsFor('v2', types, names) };
 }
 
+/** Adds to `schemas` every definition its members refer to, transitively. */
+function closeOverRefs(schemas: Json, all: Record<string, Json>): void {
+  const prefix = '#/components/schemas/';
+  const pending = Object.values(schemas);
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref' && typeof x === 'string' && x.startsWith(prefix)) {
+          const name = x.slice(prefix.length);
+          if (!(name in schemas) && all[name]) {
+            schemas[name] = all[name];
+            pending.push(all[name]);
+          }
+        } else visit(x);
+      }
+    }
+  };
+  while (pending.length > 0) visit(pending.pop());
+}
+
 export interface OpenAPIV3 {
   /** The `/openapi/v3` body. */
   index: { paths: Record<string, { serverRelativeURL: string }> };
@@ -386,10 +375,10 @@ export function buildOpenAPIV3(types: ResourceType[], info: OpenAPIInfo): OpenAP
   for (const t of types) {
     const key = docKey(t.group, t.version);
     if (!schemasByDoc.has(key)) {
-      // Each document is self-contained: the meta definitions its references point at, plus its own kinds.
-      const meta: Json = {};
-      for (const n of Object.values(META_DEFINITIONS)) meta[n] = allDefs[n];
-      schemasByDoc.set(key, meta);
+      // Each document is self-contained: the meta definitions its operations refer to, plus its own kinds.
+      const roots: Json = {};
+      for (const n of Object.values(META_DEFINITIONS)) roots[n] = allDefs[n];
+      schemasByDoc.set(key, roots);
       pathsByDoc.set(key, {});
     }
     const schemas = schemasByDoc.get(key)!;
@@ -398,6 +387,8 @@ export function buildOpenAPIV3(types: ResourceType[], info: OpenAPIInfo): OpenAP
       if (n) schemas[n] = allDefs[n];
     }
   }
+  // ... and every definition those refer to.
+  for (const schemas of schemasByDoc.values()) closeOverRefs(schemas, allDefs);
   for (const e of pathEntries(types, names)) pathsByDoc.get(e.doc)![e.path] = renderPathItem('v3', e);
 
   const index: OpenAPIV3['index'] = { paths: {} };

@@ -10,10 +10,12 @@ import { DEFAULT_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/na
 import { parseTokenFile } from '../authn/index.js';
 import { RbacIndex } from '../authz/rbac/index.js';
 import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, type AuthOptions } from './auth-setup.js';
-import { reviewTypes } from './handlers/reviews.js';
 import { feedRbacIndex, reconcileDefaultRbac, startAggregation } from './rbac-setup.js';
 import { NamespaceLifecycle, Registry } from '../registry/index.js';
-import { builtinTypes } from '../registry/resources/index.js';
+import { builtinTypes, createOnlyTypes } from '../registry/resources/index.js';
+import { ensureApiService, serviceNetwork, startServiceRangeRepair } from '../registry/resources/services/index.js';
+import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../registry/resources/versions.js';
+import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
 import { buildChain } from './chain.js';
 import { buildDiscovery } from './discovery.js';
@@ -43,6 +45,8 @@ export interface ServerOptions extends AuthOptions {
   maxMutatingRequestsInflight?: number;
   /** `--feature-gates`: WatchList (alpha, off), APIResponseCompression (beta, on). */
   featureGates?: Record<string, boolean>;
+  /** `--runtime-config` (spec 9.4): the flag's text, or key to on/off; unknown or removed versions fail the start. */
+  runtimeConfig?: string | RuntimeConfig;
   /** Watch tuning (tests shorten these): bookmark period, and the base of the randomized default timeout. */
   watchBookmarkIntervalMs?: number;
   minRequestTimeoutSeconds?: number;
@@ -57,6 +61,9 @@ export interface ServerOptions extends AuthOptions {
    */
   controllers?: boolean;
   log?: (msg: string) => void;
+  /** `--service-cluster-ip-range` (default 10.0.0.0/24) and `--service-node-port-range` (default 30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
 }
 
 export interface RunningServer {
@@ -79,6 +86,9 @@ const MASTERS = 'system:masters';
 /** Starts the API server: storage, registry, filter chain, HTTPS (HTTP/2 and HTTP/1.1 on one port). */
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? (() => undefined);
+  // Checked first: a bad --runtime-config leaves nothing behind (not even a temp dir).
+  const served = servingFilter(typeof opts.runtimeConfig === 'string' ? parseRuntimeConfig(opts.runtimeConfig) : (opts.runtimeConfig ?? {}));
+  const network = serviceNetwork({ clusterIPRange: opts.serviceClusterIPRange, nodePortRange: opts.serviceNodePortRange });
   const tempDir = opts.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'orch-'));
   const dataDir = opts.dataDir ?? (tempDir as string);
   mkdirSync(dataDir, { recursive: true });
@@ -93,7 +103,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const features = resolveFeatureGates(opts.featureGates ?? {});
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const registry = new Registry(backend, builtinTypes(), { log, ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   try {
     auth = buildAuthenticator(opts, registry, { token: adminToken, user: { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] } }, serviceAccountSigningKey(opts, join(dataDir)));
@@ -110,9 +120,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const shutdownAc = new AbortController();
   setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
-  const discovery = buildDiscovery([...registry.types, ...reviewTypes], {
-    extraSubresources: [{ type: 'serviceaccounts', group: '', version: 'v1', name: 'token', kind: 'TokenRequest', verbs: ['create'], namespaced: true }],
-  });
+  const discovery = buildDiscovery([...registry.types, ...createOnlyTypes(served)]);
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;
     return () => (v ??= f());
@@ -196,6 +204,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     stops.push(fed.stop);
     if (controllers) {
       await reconcileDefaultRbac(registry, log);
+      await ensureBootstrapObjects(registry, createOnlyTypes(served), log);
       stops.push(startAggregation(registry, log));
     }
     bootstrapped = true;
@@ -216,6 +225,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const port = typeof address === 'object' && address ? address.port : (opts.port ?? 6443);
   const host = bind.includes(':') ? `[${bind}]` : bind === '0.0.0.0' ? '127.0.0.1' : bind;
   const url = `https://${host}:${port}`;
+  if (controllers) {
+    // The `kubernetes` Service points at the port actually bound (port 0 picks one at listen).
+    await ensureApiService(registry, network, port, log);
+    stops.push(await startServiceRangeRepair(registry, network, log));
+  }
 
   let kubeconfigPath: string | undefined;
   if (opts.writeKubeconfig) {

@@ -24,6 +24,8 @@ const wireTypeOf = (t: ScalarType): number =>
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isZero = (v: unknown) => v === '' || v === 0 || v === false;
+/** Types whose decoded zero is a value the sender chose (raw JSON `false`, `additionalProperties: false`). */
+const keepsZero = (t: ScalarType | 'map') => t === 'rawextension' || t === 'union';
 /** int32 fields come back as 32-bit signed values whatever width the sender used. */
 const toInt32 = (n: number) => Number(BigInt.asIntN(32, BigInt(n)));
 
@@ -31,6 +33,8 @@ interface Compiled {
   /** Fields in field-number order, for writing. */
   ordered: [string, FieldDescriptor][];
   byNumber: Map<number, [string, FieldDescriptor]>;
+  /** As a union (wire.ts `union`): the JSON names of its object, array and boolean members. */
+  members: { object?: string; array?: string; bool?: string };
 }
 
 /** Encodes and decodes plain JSON objects with a set of message descriptors. */
@@ -45,7 +49,13 @@ export class ProtoCodec {
     const d = this.set[name];
     if (!d) throw new Error(`protobuf: no descriptor named ${name}`);
     const ordered = Object.entries(d).sort((a, b) => a[1].no - b[1].no);
-    c = { ordered, byNumber: new Map(ordered.map((e) => [e[1].no, e])) };
+    const members: Compiled['members'] = {};
+    for (const [json, fd] of ordered) {
+      if (fd.repeated) members.array ??= json;
+      else if (fd.type === 'bool') members.bool ??= json;
+      else if (fd.type === 'message') members.object ??= json;
+    }
+    c = { ordered, byNumber: new Map(ordered.map((e) => [e[1].no, e])), members };
     this.compiled.set(name, c);
     return c;
   }
@@ -126,7 +136,38 @@ export class ProtoCodec {
       case 'rawextension':
         w.tag(no, WT_LEN).bytes(new ProtoWriter().tag(1, WT_LEN).string(JSON.stringify(v)).finish());
         return;
+      case 'stringlist': {
+        if (!Array.isArray(v)) return;
+        const list = new ProtoWriter();
+        for (const s of v) if (typeof s === 'string') list.tag(1, WT_LEN).string(s);
+        w.tag(no, WT_LEN).bytes(list.finish());
+        return;
+      }
+      case 'union': {
+        const fields = this.unionFields(message!, v);
+        if (fields) w.tag(no, WT_LEN).bytes(this.encode(message!, fields));
+        return;
+      }
     }
+  }
+
+  /** The message form of a union's JSON value; an object also sets the boolean member, as the reference reads it. */
+  private unionFields(name: string, v: unknown): Record<string, unknown> | undefined {
+    const { object, array, bool } = this.get(name).members;
+    if (isRecord(v) && object) return { [object]: v, ...(bool ? { [bool]: true } : {}) };
+    if (Array.isArray(v) && array) return { [array]: v };
+    if (typeof v === 'boolean' && bool) return { [bool]: v };
+    return undefined;
+  }
+
+  /** The JSON value of a union: its array if not empty, else its object, else its boolean. */
+  private unionValue(name: string, buf: Uint8Array): unknown {
+    const { object, array, bool } = this.get(name).members;
+    const m = this.decode(name, buf);
+    if (array && Array.isArray(m[array]) && m[array].length > 0) return m[array];
+    if (object && m[object] !== undefined) return m[object];
+    if (bool) return m[bool] === true;
+    return undefined;
   }
 
   decode(name: string, buf: Uint8Array): Record<string, unknown> {
@@ -162,7 +203,7 @@ export class ProtoCodec {
         }
       } else {
         const v = this.readValue(r, wireType, fd.type, fd.message, where);
-        if (v === undefined || (isZero(v) && !fd.keep)) delete out[json];
+        if (v === undefined || (isZero(v) && !fd.keep && !keepsZero(fd.type))) delete out[json];
         else out[json] = v;
       }
     }
@@ -212,6 +253,18 @@ export class ProtoCodec {
         const q = readFields(r.bytes(), where);
         return typeof q[1] === 'string' && q[1] !== '' ? q[1] : '0';
       }
+      case 'union':
+        return this.unionValue(message!, r.bytes());
+      case 'stringlist': {
+        const list: string[] = [];
+        const items = new ProtoReader(r.bytes());
+        while (!items.eof()) {
+          const t = items.tag();
+          if (t.no === 1 && t.wireType === WT_LEN) list.push(items.string());
+          else items.skip(t.wireType);
+        }
+        return list;
+      }
       case 'rawextension': {
         const raw = readFields(r.bytes(), where)[1];
         if (raw === undefined || raw === '') return undefined;
@@ -234,6 +287,8 @@ function zeroOf(type: ScalarType): unknown {
   if (type === 'bool') return false;
   if (type === 'message') return {};
   if (type === 'quantity') return '0';
+  if (type === 'stringlist') return [];
+  if (type === 'union' || type === 'rawextension') return null;
   return '';
 }
 

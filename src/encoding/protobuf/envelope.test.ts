@@ -54,6 +54,11 @@ describe('protobuf envelope, lists and Status (spec 4.4)', () => {
     assert.deepStrictEqual(decodeProtobuf(encodeProtobuf(list)), list);
   });
 
+  it('spec 4.4: messages named *List without items (APIGroupList) decode without an items field', () => {
+    const groups: ApiObject = { apiVersion: 'v1', kind: 'APIGroupList', groups: [{ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }] }] };
+    assert.deepStrictEqual(decodeProtobuf(encodeProtobuf(groups)), groups);
+  });
+
   it('spec 4.4: kinds without a protobuf form are refused with 406 naming the kind', () => {
     for (const obj of [{ apiVersion: 'example.com/v1', kind: 'Widget' }, { apiVersion: 'v1', kind: 'Widget' }, { kind: 'Pod' }, {}]) {
       assert.throws(
@@ -126,7 +131,7 @@ describe('protobuf bad input is a 400 (spec 4.4)', () => {
   });
 
   it('spec 4.4: a known field with the wrong wire type, or fieldsV1 that is not JSON, is refused', () => {
-    badRequestFor(envelope({ apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.from([0x08, 0x01]) }), /metadata \(1\) of ConfigMap/);
+    badRequestFor(envelope({ apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.from([0x08, 0x01]) }), /metadata \(1\) of api\.core\.v1\.ConfigMap/);
     const entry = new ProtoWriter().tag(7, 2).bytes(new ProtoWriter().tag(1, 2).string('{nope').finish()).finish();
     const meta = new ProtoWriter().tag(17, 2).bytes(entry).finish();
     badRequestFor(envelope({ apiVersion: 'v1', kind: 'ConfigMap', raw: new ProtoWriter().tag(1, 2).bytes(meta).finish() }), /JSON/);

@@ -1,17 +1,17 @@
 /**
  * The protobuf media type of spec 4.4 for built-in kinds: objects are wrapped in the envelope (magic bytes
  * 0x6b 0x38 0x73 0x00, then `Unknown` {typeMeta(1), raw(2), contentEncoding(3), contentType(4)}) and `raw`
- * holds the object's message in the reference's field numbers (see descriptors/). Fields a descriptor does not
+ * holds the object's message in the reference's field numbers (see descriptors.ts). Fields a descriptor does not
  * name are dropped on encode; custom resources have no protobuf form (406, spec 4.4).
  */
 import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { badRequest, isStatusError, notAcceptable } from '../../errors/index.js';
-import { descriptorFor, DESCRIPTORS } from './descriptors/index.js';
+import { descriptorFor, DESCRIPTORS } from './descriptors.js';
 import { ProtoCodec } from './codec.js';
 import { ProtoReader, ProtoWriter } from './wire.js';
 
-export { descriptorFor, protobufKinds } from './descriptors/index.js';
+export { descriptorFor, protobufKinds } from './descriptors.js';
 
 /** The four bytes every protobuf body starts with. */
 export const PROTOBUF_MAGIC: Readonly<Buffer> = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -57,8 +57,9 @@ export function decodeProtobuf(buf: Buffer): ApiObject {
     const name = descriptorFor(apiVersion, kind);
     if (!name) throw badRequest(`protobuf: no ${PROTOBUF_MEDIA_TYPE} schema for kind "${kind}" in version "${apiVersion}"`);
     const obj: ApiObject = { apiVersion, kind, ...codec.decode(name, raw) };
-    if (name.endsWith('List')) {
-      // Items carry no type on the wire; the JSON lists of this server name it on every item.
+    if (kind.endsWith('List') && DESCRIPTORS[name]?.items?.type === 'message') {
+      // Items carry no type on the wire; the JSON lists of this server name it on every item. (Other
+      // messages named *List, such as APIGroupList, have no items.)
       const itemKind = kind.slice(0, -'List'.length);
       const items = Array.isArray(obj.items) ? (obj.items as Record<string, unknown>[]) : [];
       obj.items = items.map((item) => ({ apiVersion, kind: itemKind, ...item }));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiObject } from '../../api/types.js';
 import { ProtoCodec } from './codec.js';
+import { DESCRIPTORS } from './descriptors.js';
 import { decodeProtobuf, encodeProtobuf } from './index.js';
 import { formatTimestamp, parseTimestamp, ProtoReader, ProtoWriter } from './wire.js';
 
@@ -127,5 +128,49 @@ describe('protobuf golden bytes (spec 4.4)', () => {
   it('spec 4.4: JSON values of the wrong type and fields without a descriptor are not written', () => {
     const obj: ApiObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 7 as unknown as string, extra: 'x' }, immutable: 'yes', bogus: 1 };
     assert.deepStrictEqual(decodeProtobuf(encodeProtobuf(obj)), { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
+  });
+});
+
+describe('protobuf forms the reference writes by hand (spec 4.4)', () => {
+  const codec = new ProtoCodec(DESCRIPTORS);
+  const SCHEMA = 'apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+  const hex = (o: Record<string, unknown>) => codec.encode(SCHEMA, o).toString('hex');
+  const str = '2a06' + Buffer.from('string').toString('hex'); // JSONSchemaProps.type = 5
+
+  it('reference behaviour: JSONSchemaProps unions carry each JSON form in the member the reference uses', () => {
+    // additionalProperties = 30 {allows 1, schema 2}; items = 24 {schema 1, jSONSchemas 2}.
+    assert.equal(hex({ additionalProperties: false }), 'f201' + '02' + '0800');
+    assert.equal(hex({ additionalProperties: { type: 'string' } }), 'f201' + '0c' + '0801' + '1208' + str);
+    assert.equal(hex({ items: { type: 'string' } }), 'c201' + '0a' + '0a08' + str);
+    assert.equal(hex({ items: [{ type: 'string' }] }), 'c201' + '0a' + '1208' + str);
+  });
+
+  it('reference behaviour: JSONSchemaProps unions and raw JSON values round-trip, zero values included', () => {
+    const cases: Record<string, unknown>[] = [
+      { type: 'object', additionalProperties: false },
+      { additionalProperties: true },
+      { additionalProperties: { type: 'string', default: 'a' } },
+      { additionalItems: false, items: [{ type: 'string' }, { type: 'integer' }] },
+      { items: { type: 'array', items: { type: 'string' } } },
+      { dependencies: { a: ['b', 'c'], d: { required: ['e'] } } },
+      { type: 'boolean', default: false },
+      { type: 'integer', default: 0, example: 0 },
+      { type: 'string', default: '', enum: ['', 'a'] },
+      { enum: [0, false, { a: [1] }] },
+    ];
+    for (const c of cases) assert.deepStrictEqual(codec.decode(SCHEMA, codec.encode(SCHEMA, c)), c);
+  });
+
+  it('spec 4.4: a union with the wrong wire type is a 400', () => {
+    assert.throws(() => codec.decode(SCHEMA, Buffer.from([0xf0, 0x01, 0x00])), { code: 400 });
+  });
+
+  it('spec 4.4: embedded structs nest on the wire however deep (NamedRuleWithOperations > RuleWithOperations > Rule)', () => {
+    const NAMED = 'api.admissionregistration.v1.NamedRuleWithOperations';
+    const obj = { resourceNames: ['a'], operations: ['CREATE'], apiGroups: ['apps'], scope: '*' };
+    const rule = '0a04' + Buffer.from('apps').toString('hex') + '2201' + '2a'; // apiGroups 1, scope 4
+    const withOps = '0a06' + Buffer.from('CREATE').toString('hex') + '1209' + rule; // operations 1, rule 2
+    assert.equal(codec.encode(NAMED, obj).toString('hex'), '0a0161' + '1213' + withOps); // resourceNames 1, ruleWithOperations 2
+    assert.deepStrictEqual(codec.decode(NAMED, codec.encode(NAMED, obj)), obj);
   });
 });

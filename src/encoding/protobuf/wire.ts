@@ -1,8 +1,8 @@
 /**
  * A minimal protobuf wire layer (varints, fixed64, length-delimited fields) and the descriptor types of the
  * schema-driven codec (codec.ts), for the reference server's protobuf form of built-in objects (spec 4.4). No
- * code generation and no dependency: the descriptors in `descriptors/` name each JSON field's public field
- * number and type.
+ * protobuf library at run time: the descriptors (descriptors.ts, generated from the reference `.proto` files)
+ * name each JSON field's public field number and type.
  *
  * Codec rules, chosen to read back the way the reference's own decoder and JSON encoder would:
  * - fields are written in field-number order, map entries sorted by key (the reference's deterministic order);
@@ -10,7 +10,7 @@
  *   descriptor names are dropped, since protobuf has no place for them;
  * - on decode, a scalar equal to its zero value ('' / 0 / false) is dropped unless the field is marked `keep`
  *   (a pointer or non-omitempty field of the reference), because the reference writes every non-pointer field
- *   and its JSON form then omits the empty ones.
+ *   and its JSON form then omits the empty ones; raw JSON and unions are kept as sent (`default: false`).
  */
 import { badRequest } from '../../errors/index.js';
 
@@ -26,7 +26,15 @@ export type ScalarType =
   | 'microtime'
   | 'intorstring'
   | 'quantity'
-  | 'rawextension';
+  | 'rawextension'
+  /** A message holding only `repeated string items = 1`, written in JSON as the array itself. */
+  | 'stringlist'
+  /**
+   * A message the reference writes in JSON as one of its members (JSONSchemaProps' `items`,
+   * `additionalProperties`, `dependencies`): its message member as an object, its repeated member as an
+   * array, its bool member as a boolean. `message` names it.
+   */
+  | 'union';
 export type FieldType = ScalarType | 'map';
 
 export interface FieldDescriptor {

@@ -1,6 +1,6 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
-import { decodeBody, encode, JSON_MEDIA, mediaTypeOf, negotiate, YAML_MEDIA } from '../../encoding/index.js';
+import { decodeBody, encode, JSON_MEDIA, mediaTypeOf, negotiate, YAML_MEDIA, type Representation } from '../../encoding/index.js';
 import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
@@ -8,15 +8,19 @@ import { decodeFromStorage, listObjects, objectJson } from '../../registry/index
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import { isVirtual, serveVirtual } from './virtual.js';
-import { fieldChecker, fieldManagerOf, fieldValidationOf } from './write-options.js';
+import { coreExtraHandler, ephemeralContainersStore, isStreamingSubresource } from './core-extra.js';
+import { fieldChecker, fieldManagerOf, fieldValidationOf, patchOptionsOf } from './write-options.js';
 import { gzipWhenLarge, maybeGzip } from '../compression.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
 import { serveWatch } from './watch.js';
-import { PROTOBUF_MEDIA_TYPE, RBAC_GROUP } from '../../api/naming.js';
+import { serveScale } from './scale.js';
+import { PROTOBUF_MEDIA_TYPE, RBAC_GROUP, SCHEDULING_GROUP } from '../../api/naming.js';
+import { globalDefaultAdmission } from '../../registry/resources/scheduling/index.js';
 import { validateBootstrapTokenSecret, type Authenticator, type ServiceAccountTokenIssuer, type UserInfo } from '../../authn/index.js';
 import type { Attributes, Authorizer } from '../../authz/index.js';
 import type { RbacIndex } from '../../authz/rbac/index.js';
 import { rbacAdmission } from '../rbac-setup.js';
+import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
 
@@ -34,6 +38,8 @@ export interface ResourceContext {
   auth: ResourceAuth;
   /** `Warning: 299` headers for the response (field validation, spec 7). */
   warnings?: string[];
+  /** The response's form, negotiated once before anything is read or written (architecture rule 9). */
+  response?: Representation;
 }
 
 /** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
@@ -49,8 +55,19 @@ export interface ResourceAuth {
 /** Serves one resource request (spec 4.1) through the generic store of its type. */
 export async function serveResource(ctx: ResourceContext): Promise<void> {
   const { info, registry, query } = ctx;
-  if (isVirtual(info)) return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) });
-  const store = registry.store(info.apiGroup, info.apiVersion, info.resource);
+  // A client that cannot read the answer is refused (406) before anything is written (virtual
+  // resources first; others once the URL is known to name something, as unknown paths are 404).
+  if (isVirtual(info)) {
+    ctx.response = negotiateResponse(ctx.req, info.verb);
+    return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) });
+  }
+  const extra = coreExtraHandler(info);
+  if (extra) {
+    // Streams (log, exec, ...) answer text or upgrade; only their errors are Status objects.
+    if (!isStreamingSubresource(info)) ctx.response = negotiateResponse(ctx.req, info.verb);
+    return extra(ctx);
+  }
+  const store = ephemeralContainersStore(registry, info) ?? registry.store(info.apiGroup, info.apiVersion, info.resource);
   if (!store) throw notFoundMessage('the server could not find the requested resource');
   const t = store.type;
   const namespace = t.namespaced ? info.namespace || undefined : undefined;
@@ -60,16 +77,24 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   if (info.subresource && !t.subresources.includes(info.subresource)) {
     throw notFoundMessage('the server could not find the requested resource');
   }
+  // Deprecated APIs warn on every request (spec 7); set now, as get, list and watch write their own headers.
+  const deprecation = deprecationOf(t.group, t.version, t.plural);
+  if (deprecation) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(deprecation.warning)}`);
+  ctx.response = negotiateResponse(ctx.req, info.verb);
   const dryRun = parseDryRun(query);
+  if (info.subresource === 'scale' && t.scale && info.name) {
+    const scale = await serveScale(store, t.scale, namespace, info.name, { method: ctx.req.method ?? 'GET', req: ctx.req, query, dryRun });
+    return respond(ctx, 200, scale);
+  }
   const admit = admissionFor(ctx, t.group, t.plural);
   const validation = fieldValidationOf(query);
-  const warnings: string[] = (ctx.warnings = []);
+  const warnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, store, namespace);
     case 'list': {
       if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
-      const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
+      const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
       const body = await registry.reader(t).list(namespace, listParams(query));
       if (rep.mediaType === JSON_MEDIA && !rep.as) {
         return streamList(ctx.res, body, ctx.req.method === 'HEAD', gzipWhenLarge(ctx.req, ctx.res, ctx.features.compression));
@@ -85,7 +110,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true };
+      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true, user: ctx.user };
       const created = await store.createStored(namespace, body, write);
       if ('object' in created) return respond(ctx, 201, created.object);
       return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
@@ -93,7 +118,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     case 'update': {
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
+      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent'), 'UpdateOptions'), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
       const { object, created } = await store.update(namespace, info.name, body, write);
       return respond(ctx, created ? 201 : 200, object);
     }
@@ -101,18 +126,15 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       const patchType = patchMediaType(header(ctx.req, 'content-type'));
       const raw = await readBody(ctx.req);
       const body = decodeBody(patchType, raw, [patchType]);
+      const { fieldManager, force } = patchOptionsOf(query, patchType, header(ctx.req, 'user-agent'));
       const checkFields = fieldChecker(validation, t, raw, patchType, warnings, body);
       if (patchType === APPLY_PATCH_YAML) {
-        const manager = query.get('fieldManager');
-        if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');
-        const force = query.get('force') === 'true';
-        if (query.has('force') && !['true', 'false'].includes(query.get('force') as string)) throw badRequest('force: Invalid value: must be true or false');
         const canCreate = async () =>
           (await ctx.auth.authorizer.authorize({ ...attributesFor(ctx), verb: 'create', name: '', subresource: '' })).decision === 'allow';
-        const { object, created } = await store.apply(namespace, info.name, body, { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, undefined), force, canCreate, checkFields });
+        const { object, created } = await store.apply(namespace, info.name, body, { dryRun, ...sub(info), ...admit, fieldManager, force, canCreate, checkFields, user: ctx.user });
         return respond(ctx, created ? 201 : 200, object);
       }
-      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields };
+      const write = { dryRun, ...sub(info), ...admit, fieldManager, checkFields };
       return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, write));
     }
     case 'delete': {
@@ -138,7 +160,7 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   const t = store.type;
   const rv = ctx.query.get('resourceVersion') ?? '';
   if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-  const rep = negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
+  const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
   let value: Uint8Array;
   let revision: number;
   const reader = ctx.registry.reader(t);
@@ -165,6 +187,8 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
  */
 function admissionFor(ctx: ResourceContext, group: string, plural: string) {
   if (group === RBAC_GROUP && ctx.auth.rbac) return { admit: rbacAdmission(ctx.user, ctx.auth.authorizer, ctx.auth.rbac, plural) };
+  const priorityClasses = group === SCHEDULING_GROUP && plural === 'priorityclasses' ? ctx.registry.store(group, ctx.info.apiVersion, plural) : undefined;
+  if (priorityClasses) return { admit: globalDefaultAdmission(async () => (await listObjects(priorityClasses.type, ctx.registry.backend, undefined, {})).items) };
   if (group === '' && plural === 'secrets') {
     return {
       admit: (obj: ApiObject) => {
@@ -192,7 +216,7 @@ function sub(info: RequestInfo) {
 
 /** Writes a stored object as `respond` would write it decoded: in JSON, the stored bytes as they are (encode once). */
 function respondStored(ctx: ResourceContext, code: number, t: GenericStore['type'], value: Uint8Array, revision: number): void {
-  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+  const rep = ctx.response ?? negotiate(header(ctx.req, 'accept'), OFFERS);
   if (rep.mediaType !== JSON_MEDIA) return respond(ctx, code, decodeFromStorage(t, value, revision));
   warningHeader(ctx);
   sendBytes(ctx.res, code, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
@@ -203,10 +227,17 @@ function warningHeader(ctx: { res: Res; warnings?: string[] }): void {
 }
 
 /** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */
-export function respond(ctx: { req: Req; res: Res; warnings?: string[] }, code: number, obj: unknown): void {
-  const rep = negotiate(header(ctx.req, 'accept'), OFFERS);
+export function respond(ctx: { req: Req; res: Res; warnings?: string[]; response?: Representation }, code: number, obj: unknown): void {
+  const rep = ctx.response ?? negotiate(header(ctx.req, 'accept'), OFFERS);
   warningHeader(ctx);
   sendBytes(ctx.res, code, rep.mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, rep.mediaType));
+}
+
+/** Reads (with their Table forms) and writes alike; watch streams settle their framing in watch.ts. */
+function negotiateResponse(req: Req, verb: string): Representation | undefined {
+  if (verb === 'watch') return undefined;
+  const accept = header(req, 'accept');
+  return verb === 'get' || verb === 'list' ? negotiateWithTables(accept, OFFERS) : negotiate(accept, OFFERS);
 }
 
 function parseDryRun(q: URLSearchParams): boolean {

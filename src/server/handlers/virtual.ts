@@ -1,4 +1,4 @@
-import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../api/naming.js';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, REFERENCE_AUTHENTICATION_GROUP_ALIAS } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import type { Authenticator, ServiceAccountTokenIssuer, UserInfo } from '../../authn/index.js';
@@ -79,6 +79,9 @@ function reviewHandler(group: string, resource: string): Handler | undefined {
   return undefined;
 }
 
+/** The reference's default lifetime of a requested token: one hour. */
+const DEFAULT_TOKEN_SECONDS = 3600;
+
 /** TokenRequest (spec 5.4): a signed token for the service account, optionally bound to a Pod or Secret. */
 async function issueToken(ctx: VirtualContext, body: unknown): Promise<ApiObject> {
   const ns = ctx.info.namespace;
@@ -89,8 +92,9 @@ async function issueToken(ctx: VirtualContext, body: unknown): Promise<ApiObject
   const sa = await getLive(ctx.registry, 'serviceaccounts', ns, name);
   if (!sa) throw notFound({ kind: 'serviceaccounts', resource: 'serviceaccounts', name });
   const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? (spec.audiences as string[]) : ctx.apiAudiences;
-  const expirationSeconds = spec.expirationSeconds === undefined ? 3600 : Number(spec.expirationSeconds);
-  if (!Number.isInteger(expirationSeconds)) {
+  // Clients built on the reference's types send unset fields as null (`kubectl create token` does).
+  const expirationSeconds = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? DEFAULT_TOKEN_SECONDS : Number(spec.expirationSeconds);
+  if (typeof spec.expirationSeconds === 'string' || typeof spec.expirationSeconds === 'boolean' || !Number.isInteger(expirationSeconds)) {
     throw invalid({ kind: 'TokenRequest', name }, [fieldError.invalid('spec.expirationSeconds', spec.expirationSeconds, 'must be an integer')]);
   }
   let boundObject: { kind: 'Pod' | 'Secret'; name: string; uid: string } | undefined;
@@ -114,8 +118,9 @@ async function issueToken(ctx: VirtualContext, body: unknown): Promise<ApiObject
     expirationSeconds,
     ...(boundObject ? { boundObject } : {}),
   });
+  const group = body.apiVersion === `${REFERENCE_AUTHENTICATION_GROUP_ALIAS}/v1` ? REFERENCE_AUTHENTICATION_GROUP_ALIAS : AUTHENTICATION_GROUP;
   return {
-    apiVersion: `${AUTHENTICATION_GROUP}/v1`,
+    apiVersion: `${group}/v1`,
     kind: 'TokenRequest',
     metadata: { name, namespace: ns, creationTimestamp: null as unknown as string },
     spec: { audiences, expirationSeconds, boundObjectRef: spec.boundObjectRef ?? null },

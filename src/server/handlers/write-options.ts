@@ -1,4 +1,4 @@
-import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
+import { META_GROUP, PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import {
   findDuplicateFieldsJson,
@@ -11,7 +11,8 @@ import {
   warningFor,
   YAML_MEDIA,
 } from '../../encoding/index.js';
-import { badRequest } from '../../errors/index.js';
+import { badRequest, fieldError, invalid, StatusError, type FieldError } from '../../errors/index.js';
+import { APPLY_PATCH_YAML } from '../../patch/index.js';
 import type { ResourceType } from '../../registry/index.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -23,20 +24,64 @@ export function fieldValidationOf(q: URLSearchParams): FieldValidation {
   throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Warn", "Strict"`);
 }
 
+/** The options object of a write, named by its 422 as the reference names it (`PatchOptions.meta...`). */
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+const FIELD_MANAGER_MAX_BYTES = 128;
+
+/** 422 for bad write options: the reference validates them as an object of kind `<kind>` in the meta group. */
+export function invalidOptions(kind: OptionsKind, errors: FieldError[]): StatusError {
+  const e = invalid({ kind: `${kind}.${META_GROUP}`, name: '' }, errors);
+  return new StatusError(422, 'Invalid', e.message, { ...e.details, group: META_GROUP, kind });
+}
+
+/** A given fieldManager: at most 128 bytes, every character printable (as Go's unicode.IsPrint). */
+export function fieldManagerErrors(manager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(manager, 'utf8') > FIELD_MANAGER_MAX_BYTES) errs.push(fieldError.tooLong('fieldManager', FIELD_MANAGER_MAX_BYTES));
+  let offset = 0; // the reference reports byte offsets
+  for (const ch of manager) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) {
+      const code = (ch.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0');
+      errs.push(fieldError.invalid('fieldManager', manager, `invalid character U+${code} (at position ${offset})`));
+    }
+    offset += Buffer.byteLength(ch, 'utf8');
+  }
+  return errs;
+}
+
 /**
  * The field manager of a write: `?fieldManager=`, else the program name of the User-Agent (the text before
- * the first `/`), as the reference infers it (spec 4.2). Apply requires it explicitly.
+ * the first `/`), as the reference infers it (spec 4.2). An empty value counts as not given.
  */
-export function fieldManagerOf(q: URLSearchParams, userAgent: string | undefined): string {
-  const explicit = q.get('fieldManager');
-  if (explicit !== null) {
-    if (explicit.length === 0 || explicit.length > 128 || /[^\x20-\x7e]/.test(explicit)) {
-      throw badRequest(`fieldManager: Invalid value: "${explicit}": must be between 1 and 128 printable characters`);
-    }
+export function fieldManagerOf(q: URLSearchParams, userAgent: string | undefined, kind: OptionsKind = 'CreateOptions'): string {
+  const explicit = q.get('fieldManager') ?? '';
+  if (explicit !== '') {
+    const errs = fieldManagerErrors(explicit);
+    if (errs.length > 0) throw invalidOptions(kind, errs);
     return explicit;
   }
   const program = (userAgent ?? '').split('/')[0]?.trim() ?? '';
-  return program.length > 0 ? program.slice(0, 128) : 'unknown';
+  return program.length > 0 ? program.slice(0, FIELD_MANAGER_MAX_BYTES) : 'unknown';
+}
+
+/**
+ * PatchOptions (spec 4.2, 4.3): `force` belongs to apply alone (given at all on another patch type, even
+ * `false`, it is refused), and apply names its manager explicitly; both are 422 as in the reference.
+ */
+export function patchOptionsOf(q: URLSearchParams, patchType: string, userAgent: string | undefined): { fieldManager: string; force: boolean } {
+  const forceRaw = q.get('force');
+  if (forceRaw !== null && forceRaw !== 'true' && forceRaw !== 'false') throw badRequest(`force: Invalid value: "${forceRaw}": must be true or false`);
+  const explicit = q.get('fieldManager') ?? '';
+  const errs: FieldError[] = [];
+  if (patchType !== APPLY_PATCH_YAML) {
+    if (forceRaw !== null) errs.push(fieldError.forbidden('force', 'may not be specified for non-apply patch'));
+  } else if (explicit === '') {
+    errs.push(fieldError.required('fieldManager', 'Required value: is required for apply patch'));
+  }
+  if (explicit !== '') errs.push(...fieldManagerErrors(explicit));
+  if (errs.length > 0) throw invalidOptions('PatchOptions', errs);
+  return { fieldManager: fieldManagerOf(q, patchType === APPLY_PATCH_YAML ? undefined : userAgent, 'PatchOptions'), force: forceRaw === 'true' };
 }
 
 /**

@@ -19,7 +19,7 @@ describe('configmaps', () => {
     assert.deepEqual(configmaps.subresources, []);
     assert.equal(configmaps.storageKey, 'core/configmaps');
     assert.equal(s.nameRule, 'subdomain');
-    assert.deepEqual(configmaps.schema.properties?.binaryData?.additionalProperties, { type: 'string', format: 'byte', description: '' });
+    assert.deepEqual(configmaps.schema.properties?.binaryData?.additionalProperties, { type: 'string', format: 'byte' });
     assert.equal(configmaps.selectableFields, undefined);
   });
 

@@ -3,21 +3,11 @@ import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
 import { bool, bytes, column, mapOf, objectSchema, stringMap } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { checkKeys, decodedLength, isBase64, MAX_DATA_SIZE, tooLarge, validateImmutable } from './keys.js';
 
-const schema = objectSchema('ConfigMap holds configuration data for pods to consume.', {
-  data: stringMap(
-    "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field.",
-  ),
-  binaryData: mapOf(
-    bytes(),
-    "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The keys stored in BinaryData must not overlap with the ones in the Data field.",
-  ),
-  immutable: bool(
-    'Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).',
-  ),
-});
+const schema = definitionSchema('api.core.v1.ConfigMap');
 
 const count = (v: unknown) => (v && typeof v === 'object' ? Object.keys(v).length : 0);
 
@@ -60,6 +50,6 @@ export const configmaps: ResourceType = {
     validateUpdate: (o, old) => validateImmutable(o, old, ['data', 'binaryData']),
   },
   tableColumns: [
-    column('Data', 'integer', 'Number of data entries (data and binaryData) in the ConfigMap.', (o) => count(o.data) + count(o.binaryData)),
+    column('Data', 'integer', 'Entries in data and binaryData.', (o) => count(o.data) + count(o.binaryData)),
   ],
 };

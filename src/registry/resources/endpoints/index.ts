@@ -2,6 +2,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { arrayOf, column, int32, obj, objectSchema, str } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isDNS1123Label, isDNS1123Subdomain, isIP, isValidPortNum } from '../../validation/index.js';
 import { PROTOCOLS } from '../pods/ports.js';
@@ -46,23 +47,7 @@ const endpointPort = obj(
 
 const atomic = { 'x-kubernetes-list-type': 'atomic' } as const;
 
-const schema = objectSchema(
-  'Endpoints is a collection of endpoints that implement the actual service.',
-  {
-    subsets: arrayOf(
-      obj(
-        {
-          addresses: arrayOf(endpointAddress, 'IP addresses which offer the related ports that are marked as ready.', atomic),
-          notReadyAddresses: arrayOf(endpointAddress, 'IP addresses which offer the related ports but are not currently marked as ready.', atomic),
-          ports: arrayOf(endpointPort, 'Port numbers available on the related IP addresses.', atomic),
-        },
-        'EndpointSubset is a group of addresses with a common set of ports.',
-      ),
-      'The set of all endpoints is the union of all subsets.',
-      atomic,
-    ),
-  },
-);
+const schema = definitionSchema('api.core.v1.Endpoints');
 
 /** Endpoints must be reachable from other nodes, so special-purpose addresses are refused. */
 function specialIPProblem(ip: string): string | undefined {

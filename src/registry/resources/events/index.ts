@@ -6,7 +6,10 @@ import { EVENTS_GROUP } from '../../../api/naming.js';
 import type { ResourceType, Strategy } from '../../types.js';
 import { coreToV1, v1ToCore } from './convert.js';
 import { formatMicroTime, formatTime, normalizeTimestamps } from './fields.js';
-import { coreEventSchema, v1EventSchema } from './schema.js';
+import { definitionSchema } from '../../reference-schema.js';
+
+const coreEventSchema = definitionSchema('api.core.v1.Event');
+const v1EventSchema = definitionSchema('api.events.v1.Event');
 import { coreEventColumns, coreEventFields, convertedColumns, v1EventFields } from './table.js';
 import { validateCoreEvent, validateV1Event, validateV1EventUpdate } from './validation.js';
 

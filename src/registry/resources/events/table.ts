@@ -44,15 +44,15 @@ function source(o: ApiObject): string {
 const orNull = (s: string) => (s === '' ? null : s);
 
 export const coreEventColumns: TableColumn[] = [
-  column('Last Seen', 'date', 'The time at which the most recent occurrence of this event was recorded.', (o) => orNull(lastSeen(o))),
-  column('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future.', (o) => text(o, 'type')),
-  column('Reason', 'string', 'A short, machine understandable string that gives the reason for the event.', (o) => text(o, 'reason')),
-  column('Object', 'string', 'The object that this event is about.', target),
-  column('Subobject', 'string', 'The part of the object this event is about (fieldPath).', (o) => text(o, 'involvedObject.fieldPath'), 1),
-  column('Source', 'string', 'The component reporting this event.', source, 1),
-  column('Message', 'string', 'A human-readable description of the status of this operation.', (o) => text(o, 'message').trim()),
-  column('First Seen', 'date', 'The time at which the event was first recorded.', (o) => orNull(firstSeen(o)), 1),
-  column('Count', 'integer', 'The number of times this event has occurred.', count, 1),
+  column('Last Seen', 'date', 'When the event last happened.', (o) => orNull(lastSeen(o))),
+  column('Type', 'string', 'Normal or Warning.', (o) => text(o, 'type')),
+  column('Reason', 'string', 'Short reason code.', (o) => text(o, 'reason')),
+  column('Object', 'string', 'The object concerned.', target),
+  column('Subobject', 'string', 'The part of the object concerned.', (o) => text(o, 'involvedObject.fieldPath'), 1),
+  column('Source', 'string', 'Who reported the event.', source, 1),
+  column('Message', 'string', 'Event text.', (o) => text(o, 'message').trim()),
+  column('First Seen', 'date', 'When the event first happened.', (o) => orNull(firstSeen(o)), 1),
+  column('Count', 'integer', 'Occurrences.', count, 1),
 ];
 
 /** The same columns for a view that is converted to the stored form before the cells are computed. */

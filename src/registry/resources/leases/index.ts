@@ -5,6 +5,7 @@ import { COORDINATION_GROUP } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { column, int32, obj, objectSchema, pathValue, str } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType, Schema } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';
 import { FieldReader, formatMicroTime, normalizeTimestamps } from '../events/fields.js';
@@ -13,24 +14,8 @@ import { FieldReader, formatMicroTime, normalizeTimestamps } from '../events/fie
 export const LEASE_STRATEGIES = ['OldestEmulationVersion'] as const;
 const INT32_MAX = 2 ** 31 - 1;
 
-const microTime = (description: string): Schema => ({ type: 'string', format: 'date-time', description });
 
-export const leaseSchema: Schema = objectSchema('Lease defines a lease concept.', {
-  spec: obj(
-    {
-      holderIdentity: str('holderIdentity contains the identity of the holder of a current lease.'),
-      leaseDurationSeconds: int32(
-        'leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it, measured against the time of last observed renewTime.',
-      ),
-      acquireTime: microTime('acquireTime is a time when the current lease was acquired.'),
-      renewTime: microTime('renewTime is a time when the current holder of a lease has last updated the lease.'),
-      leaseTransitions: int32('leaseTransitions is the number of transitions of a lease between holders.'),
-      strategy: str('Strategy indicates the strategy for picking the leader for coordinated leader election.'),
-      preferredHolder: str('PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. Requires strategy.'),
-    },
-    'LeaseSpec is a specification of a Lease.',
-  ),
-});
+export const leaseSchema: Schema = definitionSchema(`api.coordination.v1.Lease`);
 
 function validateStrategy(strategy: string, path: string): FieldError[] {
   if (!strategy.includes('/')) {
@@ -97,7 +82,7 @@ export const lease: ResourceType = {
     allowCreateOnUpdate: false,
   },
   tableColumns: [
-    column('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.', (o) => {
+    column('Holder', 'string', 'Current holder.', (o) => {
       const v = pathValue(o, 'spec.holderIdentity');
       return typeof v === 'string' ? v : '';
     }),

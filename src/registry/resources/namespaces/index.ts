@@ -6,6 +6,7 @@ import { isObject, type ApiObject } from '../../../api/types.js';
 import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from '../../../api/naming.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { arrayOf, column, mapList, obj, objectSchema, pathValue, str, time } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';
 import { metadataForStatusWrite } from '../../object-meta.js';
@@ -25,24 +26,7 @@ const namespaceCondition = obj(
   ['type', 'status'],
 );
 
-const schema = objectSchema('Namespace provides a scope for Names. Use of multiple namespaces is optional.', {
-  spec: obj(
-    {
-      finalizers: arrayOf(
-        str(),
-        'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.',
-      ),
-    },
-    'Spec defines the behavior of the Namespace.',
-  ),
-  status: obj(
-    {
-      phase: str('Phase is the current lifecycle phase of the namespace.', { enum: ['Active', 'Terminating'] }),
-      conditions: mapList(namespaceCondition, 'type', "Represents the latest available observations of a namespace's current state."),
-    },
-    'Status describes the current status of a Namespace.',
-  ),
-});
+const schema = definitionSchema('api.core.v1.Namespace');
 
 const specOf = (o: ApiObject): Record<string, unknown> => {
   if (!isObject(o.spec)) o.spec = {};

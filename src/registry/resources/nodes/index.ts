@@ -7,7 +7,9 @@ import { fieldError, type FieldError } from '../../../errors/index.js';
 import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { isLabelValue, isQualifiedName, optionalBoolean } from '../../validation/index.js';
-import { nodeSchema } from './schema.js';
+import { definitionSchema } from '../../reference-schema.js';
+
+const nodeSchema = definitionSchema('api.core.v1.Node');
 import { metadataForStatusWrite } from '../../object-meta.js';
 
 type Obj = Record<string, unknown>;
@@ -155,12 +157,12 @@ export const nodes: ResourceType = {
   tableColumns: [
     column('Status', 'string', 'The status of the node', nodeStatusText),
     column('Roles', 'string', 'The roles of the node', roles),
-    column('Version', 'string', 'Node agent version reported by the node.', (o) => text(rec(rec(o.status).nodeInfo).kubeletVersion)),
-    column('Internal-IP', 'string', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => address(o, 'InternalIP'), 1),
-    column('External-IP', 'string', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => address(o, 'ExternalIP'), 1),
-    column('OS-Image', 'string', 'OS Image reported by the node from /etc/os-release.', (o) => info(o, 'osImage'), 1),
-    column('Kernel-Version', 'string', "Kernel Version reported by the node from 'uname -r'.", (o) => info(o, 'kernelVersion'), 1),
-    column('Container-Runtime', 'string', 'ContainerRuntime Version reported by the node through runtime remote API.', (o) => info(o, 'containerRuntimeVersion'), 1),
+    column('Version', 'string', 'Node agent version.', (o) => text(rec(rec(o.status).nodeInfo).kubeletVersion)),
+    column('Internal-IP', 'string', 'Node address.', (o) => address(o, 'InternalIP'), 1),
+    column('External-IP', 'string', 'Node address.', (o) => address(o, 'ExternalIP'), 1),
+    column('OS-Image', 'string', 'Operating system image.', (o) => info(o, 'osImage'), 1),
+    column('Kernel-Version', 'string', 'Kernel version.', (o) => info(o, 'kernelVersion'), 1),
+    column('Container-Runtime', 'string', 'Container runtime and version.', (o) => info(o, 'containerRuntimeVersion'), 1),
   ],
   selectableFields: (o) => ({ 'spec.unschedulable': rec(o.spec).unschedulable === true ? 'true' : 'false' }),
 };

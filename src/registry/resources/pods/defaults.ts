@@ -78,18 +78,13 @@ function volumeDefaults(v: Obj): void {
   if (isObject(v.hostPath)) setDefault(v.hostPath, 'type', '');
 }
 
-/** Fills the spec defaults in place (creating `spec` when absent). */
+/** Fills the spec defaults in place (creating `spec` when absent), admission defaults included. */
 export function applyPodDefaults(o: ApiObject): Obj {
   if (o.spec === undefined || o.spec === null) o.spec = {};
   if (!isObject(o.spec)) return {};
   const spec = o.spec;
-  setDefault(spec, 'restartPolicy', 'Always');
-  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
-  setDefault(spec, 'terminationGracePeriodSeconds', 30);
-  setDefault(spec, 'schedulerName', 'default-scheduler');
-  setDefault(spec, 'enableServiceLinks', true);
-  if (!isObject(spec.securityContext)) spec.securityContext = {};
-  // serviceAccount is the deprecated alias; both carry the same name.
+  applyPodSpecDefaults(spec);
+  // The service account and priority are filled by admission for pods, never in pod templates.
   const sa = [spec.serviceAccountName, spec.serviceAccount].find((v) => typeof v === 'string' && v !== '') ?? 'default';
   spec.serviceAccountName = sa;
   spec.serviceAccount = sa;
@@ -98,12 +93,28 @@ export function applyPodDefaults(o: ApiObject): Obj {
     spec.priority = BUILTIN_PRIORITIES[cls] ?? 0;
   }
   setDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority');
+  setDefault(spec, 'enableServiceLinks', true);
+  return spec;
+}
+
+/** The defaults every pod spec gets, in a pod or in a pod template of a workload. */
+export function applyPodSpecDefaults(spec: Obj): void {
+  setDefault(spec, 'restartPolicy', 'Always');
+  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
+  setDefault(spec, 'terminationGracePeriodSeconds', 30);
+  setDefault(spec, 'schedulerName', 'default-scheduler');
+  if (!isObject(spec.securityContext)) spec.securityContext = {};
+  // serviceAccount is the deprecated alias; when one is set both carry the same name.
+  const sa = [spec.serviceAccountName, spec.serviceAccount].find((v) => typeof v === 'string' && v !== '');
+  if (sa !== undefined) {
+    spec.serviceAccountName = sa;
+    spec.serviceAccount = sa;
+  }
   const hostNetwork = spec.hostNetwork === true;
   for (const list of [spec.containers, spec.initContainers, spec.ephemeralContainers]) {
     for (const c of objects(list)) containerDefaults(c, hostNetwork);
   }
   for (const v of objects(spec.volumes)) volumeDefaults(v);
-  return spec;
 }
 
 /** A new pod starts Pending; its QoS class is fixed by its resources. */

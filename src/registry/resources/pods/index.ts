@@ -2,7 +2,9 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { applyPodDefaults, initialPodStatus } from './defaults.js';
-import { podSchema } from './schema.js';
+import { definitionSchema } from '../../reference-schema.js';
+
+const podSchema = definitionSchema('api.core.v1.Pod');
 import { podColumns } from './table.js';
 import { validatePodUpdate } from './update.js';
 import { validatePod } from './validation.js';

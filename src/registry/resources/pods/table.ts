@@ -87,14 +87,14 @@ function readinessGates(pod: ApiObject): string {
 const orNone = (v: unknown) => text(v) || '<none>';
 
 export const podColumns: TableColumn[] = [
-  column('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.', (o) => {
+  column('Ready', 'string', 'Ready containers out of all containers.', (o) => {
     const s = summarizePod(o);
     return `${s.ready}/${s.total}`;
   }),
-  column('Status', 'string', 'The aggregate status of the containers in this pod.', (o) => summarizePod(o).reason),
-  column('Restarts', 'integer', 'The number of times the containers in this pod have been restarted.', (o) => summarizePod(o).restarts),
-  column('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', (o) => orNone(rec(o.status).podIP), 1),
-  column('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', (o) => orNone(rec(o.spec).nodeName), 1),
-  column('Nominated Node', 'string', 'nominatedNodeName is set when this pod preempts other pods on the node.', (o) => orNone(rec(o.status).nominatedNodeName), 1),
-  column('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness.', readinessGates, 1),
+  column('Status', 'string', 'Summary of the pod and container states.', (o) => summarizePod(o).reason),
+  column('Restarts', 'integer', 'Container restarts, summed.', (o) => summarizePod(o).restarts),
+  column('IP', 'string', 'The pod address.', (o) => orNone(rec(o.status).podIP), 1),
+  column('Node', 'string', 'The node the pod runs on.', (o) => orNone(rec(o.spec).nodeName), 1),
+  column('Nominated Node', 'string', 'The node chosen by preemption.', (o) => orNone(rec(o.status).nominatedNodeName), 1),
+  column('Readiness Gates', 'string', 'Readiness gates that are met.', readinessGates, 1),
 ];

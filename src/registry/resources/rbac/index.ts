@@ -7,7 +7,12 @@ import type { ApiObject } from '../../../api/types.js';
 import { column } from '../../schema.js';
 import type { ResourceType, Schema, Strategy, TableColumn } from '../../types.js';
 import { isRec } from '../events/fields.js';
-import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from './schema.js';
+import { definitionSchema } from '../../reference-schema.js';
+
+const roleSchema = definitionSchema('api.rbac.v1.Role');
+const clusterRoleSchema = definitionSchema('api.rbac.v1.ClusterRole');
+const roleBindingSchema = definitionSchema('api.rbac.v1.RoleBinding');
+const clusterRoleBindingSchema = definitionSchema('api.rbac.v1.ClusterRoleBinding');
 import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from './validation.js';
 
 // No spec, so nothing for generation to track; create-on-update and last-write-wins updates are what
@@ -40,7 +45,7 @@ function subjectList(kind: string) {
 }
 
 export const bindingColumns: TableColumn[] = [
-  column('Role', 'string', 'RoleRef can only reference a ClusterRole in the global namespace or a Role in the binding\'s namespace.', (o) => {
+  column('Role', 'string', 'The bound role.', (o) => {
     const ref = isRec(o.roleRef) ? o.roleRef : {};
     return `${text(ref.kind)}/${text(ref.name)}`;
   }),

@@ -3,28 +3,14 @@ import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
 import { bool, bytes, column, mapOf, objectSchema, str, stringMap } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { SECRET_TYPES, SERVICE_ACCOUNT_NAME_ANNOTATION } from './types.js';
 import { checkKeys, decodedLength, isBase64, MAX_DATA_SIZE, tooLarge, validateImmutable } from '../configmaps/keys.js';
 
 const REDACTED = '<secret contents redacted>';
 
-const schema = objectSchema(
-  'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
-  {
-    data: mapOf(
-      bytes(),
-      "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string.",
-    ),
-    stringData: stringMap(
-      'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write.',
-    ),
-    type: str('Used to facilitate programmatic handling of secret data.'),
-    immutable: bool(
-      'Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).',
-    ),
-  },
-);
+const schema = definitionSchema('api.core.v1.Secret');
 
 /** The reference converts stringData into data on decode (stringData wins on a shared key) and never stores it. */
 function foldStringData(o: ApiObject): void {

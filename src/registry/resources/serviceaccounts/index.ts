@@ -3,6 +3,7 @@ import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
 import { arrayOf, bool, column, mapList, obj, objectSchema, str } from '../../schema.js';
+import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 
 const objectReference = obj(
@@ -23,23 +24,7 @@ const localObjectReference = obj(
   'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
 );
 
-const schema = objectSchema(
-  'ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.',
-  {
-    secrets: mapList(
-      objectReference,
-      'name',
-      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
-    ),
-    imagePullSecrets: arrayOf(
-      localObjectReference,
-      'ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount.',
-    ),
-    automountServiceAccountToken: bool(
-      'AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.',
-    ),
-  },
-);
+const schema = definitionSchema('api.core.v1.ServiceAccount');
 
 /** Each reference must name its secret; an unnamed entry can never be resolved. */
 function checkRefs(v: unknown, field: string, errs: FieldError[]): void {

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiObject } from '../../../api/types.js';
 import type { FieldError } from '../../../errors/index.js';
-import { inServiceRange, NODE_PORT_MAX, NODE_PORT_MIN } from './defaults.js';
-import { services } from './index.js';
+import { serviceNetwork, serviceType, services } from './index.js';
 
 const s = services.strategy;
 type Obj = Record<string, unknown>;
@@ -39,7 +38,7 @@ describe('services: type and defaults', () => {
     assert.equal(services.selectableFields, undefined);
   });
 
-  it('API reference: ClusterIP defaults and a cluster IP from 10.96.0.0/12', () => {
+  it('API reference: ClusterIP defaults; the cluster IP is left to the allocator', () => {
     const o = created();
     const spec = specOf(o);
     assert.equal(spec.type, 'ClusterIP');
@@ -48,10 +47,23 @@ describe('services: type and defaults', () => {
     assert.deepEqual(spec.ipFamilies, ['IPv4']);
     assert.equal(spec.internalTrafficPolicy, 'Cluster');
     assert.deepEqual(portsOf(o), [{ port: 80, protocol: 'TCP', targetPort: 80 }]);
-    assert.ok(inServiceRange(String(spec.clusterIP)), String(spec.clusterIP));
-    assert.deepEqual(spec.clusterIPs, [spec.clusterIP]);
+    assert.equal(spec.clusterIP, undefined);
     assert.deepEqual(o.status, { loadBalancer: {} });
     assert.deepEqual(s.validate(o), []);
+  });
+
+  it('reference behaviour: on an IPv6 service range the default family is IPv6 and IPv4 is refused', () => {
+    const v6 = serviceType(serviceNetwork({ clusterIPRange: 'fd00:10::/108' }));
+    const o = svc();
+    v6.strategy.prepareForCreate?.(o);
+    assert.deepEqual(specOf(o).ipFamilies, ['IPv6']);
+    assert.deepEqual(v6.strategy.validate(o), []);
+    const v4 = svc({ ipFamilies: ['IPv4'], ports: [{ port: 80 }] });
+    v6.strategy.prepareForCreate?.(v4);
+    assert.deepEqual(
+      v6.strategy.validate(v4).map((e) => `${e.field}: ${e.message}`),
+      ['spec.ipFamilies[0]: Invalid value: "IPv4": not configured on this cluster'],
+    );
   });
 
   it('API reference: given cluster IP and named target port are kept', () => {
@@ -61,18 +73,15 @@ describe('services: type and defaults', () => {
     assert.deepEqual(s.validate(o), []);
   });
 
-  it('API reference: NodePort and LoadBalancer services get node ports in 30000-32767', () => {
+  it('API reference: NodePort and LoadBalancer defaults keep requested node ports (the rest is the allocator\'s)', () => {
     for (const type of ['NodePort', 'LoadBalancer']) {
       const o = created({ type, ports: [{ name: 'a', port: 80 }, { name: 'b', port: 443, nodePort: 30443 }] });
-      const np = portsOf(o)[0]?.nodePort as number;
-      assert.ok(np >= NODE_PORT_MIN && np <= NODE_PORT_MAX, String(np));
+      assert.equal(portsOf(o)[0]?.nodePort, undefined);
       assert.equal(portsOf(o)[1]?.nodePort, 30443);
       assert.equal(specOf(o).externalTrafficPolicy, 'Cluster');
       assert.deepEqual(s.validate(o), []);
     }
     assert.equal(specOf(created({ type: 'LoadBalancer', ports: [{ port: 80 }] })).allocateLoadBalancerNodePorts, true);
-    const noPorts = created({ type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] });
-    assert.equal(portsOf(noPorts)[0]?.nodePort, undefined);
   });
 
   it('API reference: headless and ExternalName services get no cluster IP', () => {
@@ -91,18 +100,18 @@ describe('services: type and defaults', () => {
   });
 
   it('API reference: update keeps allocated cluster IP, node ports and status', () => {
-    const old = created({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] });
+    const old = created({ type: 'NodePort', clusterIP: '10.0.0.20', ports: [{ name: 'http', port: 80, nodePort: 30080 }] });
     old.status = { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } };
     const o = svc({ type: 'NodePort', ports: [{ name: 'http', port: 80 }] });
     s.prepareForUpdate?.(o, old);
-    assert.equal(specOf(o).clusterIP, specOf(old).clusterIP);
+    assert.equal(specOf(o).clusterIP, '10.0.0.20');
     assert.equal(portsOf(o)[0]?.nodePort, portsOf(old)[0]?.nodePort);
     assert.deepEqual(o.status, old.status);
     assert.deepEqual(s.validateUpdate?.(o, old), []);
   });
 
   it('API reference: changing the type drops values the new type forbids', () => {
-    const old = created({ type: 'LoadBalancer', ports: [{ port: 80 }] });
+    const old = created({ type: 'LoadBalancer', clusterIP: '10.0.0.21', ports: [{ port: 80, nodePort: 30081 }] });
     const toClusterIP = structuredClone(old);
     specOf(toClusterIP).type = 'ClusterIP';
     s.prepareForUpdate?.(toClusterIP, old);
@@ -165,19 +174,16 @@ describe('services: validation (API reference)', () => {
     assert.deepEqual(pairs(errs({ type: 'ExternalName', externalName: 'a.b', clusterIP: '10.96.0.5' })), [['spec.clusterIPs', 'FieldValueForbidden']]);
   });
 
-  it('API reference: cluster IPs must be in the service range; None only for ClusterIP', () => {
-    const out = errs({ clusterIP: '192.168.0.1', ports: [{ port: 80 }] });
-    assert.deepEqual(pairs(out), [['spec.clusterIPs[0]', 'FieldValueInvalid']]);
-    assert.match(out[0]?.message ?? '', /The range of valid IPs is 10\.96\.0\.0\/12/);
+  it('API reference: cluster IPs must be addresses (the range is the allocator\'s check); None only for ClusterIP', () => {
+    assert.deepEqual(errs({ clusterIP: '192.168.0.1', ports: [{ port: 80 }] }), []);
     assert.deepEqual(pairs(errs({ clusterIP: 'bogus', ports: [{ port: 80 }] })), [['spec.clusterIPs[0]', 'FieldValueInvalid']]);
     assert.deepEqual(pairs(errs({ type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] })), [['spec.clusterIPs[0]', 'FieldValueInvalid']]);
   });
 
-  it('API reference: node ports are in range, unique, and not used with ClusterIP', () => {
+  it('API reference: node ports are port numbers, unique, and not used with ClusterIP', () => {
     assert.deepEqual(pairs(errs({ ports: [{ port: 80, nodePort: 30080 }] })), [['spec.ports[0].nodePort', 'FieldValueForbidden']]);
-    const out = errs({ type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] });
-    assert.deepEqual(pairs(out), [['spec.ports[0].nodePort', 'FieldValueInvalid']]);
-    assert.match(out[0]?.message ?? '', /The range of valid ports is 30000-32767/);
+    assert.deepEqual(pairs(errs({ type: 'NodePort', ports: [{ port: 80, nodePort: 70000 }] })), [['spec.ports[0].nodePort', 'FieldValueInvalid']]);
+    assert.deepEqual(errs({ type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] }), [], 'the range is the allocator\'s check');
     assert.deepEqual(pairs(errs({ type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30001 }, { name: 'b', port: 81, nodePort: 30001 }] })), [
       ['spec.ports[1].nodePort', 'FieldValueDuplicate'],
     ]);

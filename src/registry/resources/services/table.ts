@@ -47,12 +47,12 @@ function selectorText(o: ApiObject): string {
 }
 
 export const serviceColumns: TableColumn[] = [
-  column('Type', 'string', 'type determines how the Service is exposed.', (o) => typeOf(rec(o.spec))),
-  column('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is usually assigned randomly.', (o) => {
+  column('Type', 'string', 'How the service is exposed.', (o) => typeOf(rec(o.spec))),
+  column('Cluster-IP', 'string', 'The virtual address inside the cluster.', (o) => {
     const ip = rec(o.spec).clusterIP;
     return typeof ip === 'string' && ip !== '' ? ip : '<none>';
   }),
-  column('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.', externalIP),
-  column('Port(s)', 'string', 'The list of ports that are exposed by this service.', portsText),
-  column('Selector', 'string', 'Route service traffic to pods with label keys and values matching this selector.', selectorText, 1),
+  column('External-IP', 'string', 'Addresses reachable from outside.', externalIP),
+  column('Port(s)', 'string', 'Exposed ports.', portsText),
+  column('Selector', 'string', 'Labels of the pods that receive traffic.', selectorText, 1),
 ];

@@ -4,7 +4,8 @@ import { fieldError, type FieldError } from '../../../errors/index.js';
 import { isDNS1123Label, isDNS1123Subdomain, isIP, isQualifiedName, isValidPortNum, validateLabels } from '../../validation/index.js';
 import { isValidPortName, PROTOCOLS } from '../pods/ports.js';
 import { eachObject, oneOf } from '../pods/validation.js';
-import { inServiceRange, NODE_PORT_MAX, NODE_PORT_MIN, SERVICE_CIDR, typeOf } from './defaults.js';
+import { typeOf } from './defaults.js';
+import type { IPFamily } from './network.js';
 
 type Obj = Record<string, unknown>;
 
@@ -46,14 +47,9 @@ function validatePorts(spec: Obj, type: string, errs: FieldError[]): void {
     if (!absent(p.nodePort) && p.nodePort !== 0) {
       if (type === 'ClusterIP' || type === 'ExternalName') {
         errs.push(fieldError.forbidden(`${path}.nodePort`, `may not be used when \`type\` is '${type}'`));
-      } else if (typeof p.nodePort !== 'number' || p.nodePort < NODE_PORT_MIN || p.nodePort > NODE_PORT_MAX) {
-        errs.push(
-          fieldError.invalid(
-            `${path}.nodePort`,
-            p.nodePort,
-            `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_MIN}-${NODE_PORT_MAX}`,
-          ),
-        );
+      } else {
+        // Whether the port is in the server's node port range is the allocator's check.
+        for (const msg of isValidPortNum(p.nodePort as number)) errs.push(fieldError.invalid(`${path}.nodePort`, p.nodePort, msg));
       }
       const np = `${String(p.nodePort)}/${String(p.protocol)}`;
       if (nodePorts.has(np)) errs.push(fieldError.duplicate(`${path}.nodePort`, p.nodePort));
@@ -80,13 +76,8 @@ function validateClusterIPs(spec: Obj, type: string, errs: FieldError[]): void {
       if (type === 'NodePort' || type === 'LoadBalancer') errs.push(fieldError.invalid(path, ip, `may not be set to 'None' for ${type} services`));
       return;
     }
-    const problems = isIP(ip);
-    for (const msg of problems) errs.push(fieldError.invalid(path, ip, msg));
-    if (problems.length === 0 && !inServiceRange(ip)) {
-      errs.push(
-        fieldError.invalid(path, ip, `failed to allocate IP ${ip}: provided IP is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`),
-      );
-    }
+    // Whether the address is in the server's range (and free) is the allocator's check.
+    for (const msg of isIP(ip)) errs.push(fieldError.invalid(path, ip, msg));
   });
   oneOf(errs, 'spec.ipFamilyPolicy', spec.ipFamilyPolicy, ['SingleStack', 'PreferDualStack', 'RequireDualStack']);
   if (spec.ipFamilyPolicy === 'RequireDualStack') {
@@ -143,4 +134,14 @@ export function validateServiceUpdate(o: ApiObject, old: ApiObject): FieldError[
   if (typeOf(spec) === 'ExternalName' || typeOf(oldSpec) === 'ExternalName' || absent(oldSpec.clusterIP)) return [];
   if (spec.clusterIP !== oldSpec.clusterIP) return [fieldError.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable')];
   return [];
+}
+
+/** A single-stack server serves one IP family: a Service may not ask for the other. */
+export function validateFamilies(o: ApiObject, family: IPFamily): FieldError[] {
+  const spec: Obj = isObject(o.spec) ? o.spec : {};
+  const errs: FieldError[] = [];
+  strings(spec.ipFamilies).forEach((f, i) => {
+    if ((f === 'IPv4' || f === 'IPv6') && f !== family) errs.push(fieldError.invalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
+  });
+  return errs;
 }

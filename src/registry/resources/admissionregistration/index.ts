@@ -1,0 +1,66 @@
+/**
+ * admissionregistration/v1 objects: webhook configurations, validating admission policies and their
+ * bindings, stored and validated here. Calling webhooks and evaluating policies (CEL) is later work.
+ */
+import { GROUP_SUFFIX } from '../../../api/naming.js';
+import type { ApiObject } from '../../../api/types.js';
+import { jsonEqual } from '../../../patch/index.js';
+import type { ResourceType } from '../../types.js';
+import { referenceType } from '../reference.js';
+import { defaultPolicy, defaultPolicyBinding, defaultWebhookConfiguration } from './defaults.js';
+import { validatePolicy, validatePolicyBinding } from './policies.js';
+import { bindingColumns, policyColumns, webhookColumns } from './table.js';
+import { validateWebhookConfiguration } from './webhooks.js';
+
+export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX}`;
+
+/**
+ * Webhook configurations have no spec; as in the reference, their generation starts at 1 and grows
+ * whenever the webhooks change.
+ */
+function webhookConfigurationType(plural: string, mutating: boolean): ResourceType {
+  return referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', plural, {
+    tableColumns: webhookColumns,
+    strategy: {
+      tracksGeneration: true,
+      prepareForCreate: (o) => defaultWebhookConfiguration(o, mutating),
+      prepareForUpdate: (o: ApiObject, old: ApiObject) => {
+        defaultWebhookConfiguration(o, mutating);
+        if (!jsonEqual(o.webhooks, old.webhooks) && o.metadata) {
+          const generation = old.metadata?.generation;
+          o.metadata.generation = (typeof generation === 'number' ? generation : 0) + 1;
+        }
+      },
+      validate: (o) => validateWebhookConfiguration(o, mutating),
+    },
+  });
+}
+
+export const validatingWebhookConfigurations = webhookConfigurationType('validatingwebhookconfigurations', false);
+export const mutatingWebhookConfigurations = webhookConfigurationType('mutatingwebhookconfigurations', true);
+
+export const validatingAdmissionPolicies = referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingadmissionpolicies', {
+  tableColumns: policyColumns,
+  strategy: {
+    prepareForCreate: defaultPolicy,
+    prepareForUpdate: (o) => defaultPolicy(o),
+    validate: validatePolicy,
+  },
+});
+
+export const validatingAdmissionPolicyBindings = referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingadmissionpolicybindings', {
+  tableColumns: bindingColumns,
+  strategy: {
+    prepareForCreate: defaultPolicyBinding,
+    prepareForUpdate: (o) => defaultPolicyBinding(o),
+    validate: validatePolicyBinding,
+  },
+});
+
+/** Types of this group with behaviour of their own; its alpha and beta versions come from the reference data alone. */
+export const admissionregistrationTypes: ResourceType[] = [
+  validatingWebhookConfigurations,
+  mutatingWebhookConfigurations,
+  validatingAdmissionPolicies,
+  validatingAdmissionPolicyBindings,
+];

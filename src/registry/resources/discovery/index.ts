@@ -1,0 +1,5 @@
+import type { ResourceType } from '../../types.js';
+import { endpointSlices } from './endpoint-slice.js';
+
+/** Types of this group with behaviour of their own; the group's other resources are served from the reference data alone. */
+export const discoveryTypes: ResourceType[] = [endpointSlices];
