@@ -80,6 +80,7 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
     names[w]!.push(name);
   };
   if (ops.has('create')) row('create', await runFor(PHASE_MS, CLIENTS, create));
+  else await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => { for (let i = 0; i < 8; i++) await create(w, i); })); // objects for the other phases
   if (ops.has('create-deployment')) {
     // A workload kind with defaults, a pod template and validation, against the ConfigMap create above.
     const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
@@ -89,7 +90,6 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
       request(s(w), t, 'POST', deployments, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `d-${w}-${i}` }, spec }),
     ));
   }
-  else await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => { for (let i = 0; i < 8; i++) await create(w, i); })); // objects for the other phases
   const pick = (w: number, i: number) => names[w]![i % Math.max(1, names[w]!.length)]!;
   if (ops.has('get')) row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
   if (ops.has('update')) row('update (get+put)', await runFor(PHASE_MS, CLIENTS, async (w, i) => {
