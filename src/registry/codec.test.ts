@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApiObject } from '../api/types.js';
 import { builtinTypes } from './resources/index.js';
-import { decodeFromStorage, encodeForStorage, objectJson } from './codec.js';
+import { decodeFromStorage, encodeForStorage, labelsOfStored, objectJson } from './codec.js';
 import type { ResourceType } from './types.js';
 
 const configMaps = builtinTypes().find((t) => t.group === '' && t.plural === 'configmaps') as ResourceType;
@@ -49,5 +49,27 @@ describe('stored form and encode-once responses (spec 2.1 resourceVersion, archi
     assert.equal(out.metadata.resourceVersion, '4');
     assert.equal(out.metadata.name, 'o');
     assert.equal(out.apiVersion, 'v1');
+  });
+});
+
+describe('labels of stored objects (the watch cache label index)', () => {
+  const stored = (o: unknown) => Buffer.from(JSON.stringify(o));
+  const cases: [string, unknown, Record<string, string> | undefined][] = [
+    ['no labels anywhere', { metadata: { name: 'a' }, data: { x: '1' } }, undefined],
+    ['metadata labels', { metadata: { name: 'a', labels: { app: 'web', 'b/c': 'd' } }, spec: {} }, { app: 'web', 'b/c': 'd' }],
+    ['labels only in the pod template', { metadata: { name: 'a', uid: 'u' }, spec: { template: { metadata: { labels: { app: 'web' } } } } }, undefined],
+    ['both: the metadata ones', { metadata: { name: 'a', labels: { own: '1' } }, spec: { template: { metadata: { labels: { app: 'web' } } } } }, { own: '1' }],
+    ['after nested metadata fields', { metadata: { name: 'a', ownerReferences: [{ uid: 'x', kind: '{[' }], labels: { z: '}' } } }, { z: '}' }],
+    ['a label value with quotes and braces', { metadata: { labels: { q: 'a"}\\' } } }, { q: 'a"}\\' }],
+    ['"labels": inside an annotation value', { metadata: { annotations: { note: '"labels":{"fake":"1"}' }, labels: { real: '1' } } }, { real: '1' }],
+    ['"labels": only inside a string', { metadata: { annotations: { note: '"labels":{"fake":"1"}' } } }, undefined],
+    ['metadata not first (another writer)', { kind: 'X', metadata: { labels: { a: 'b' } } }, { a: 'b' }],
+  ];
+  for (const [name, obj, want] of cases) {
+    it(name, () => assert.deepEqual(labelsOfStored(stored(obj)), want));
+  }
+  it('a Uint8Array view of a larger buffer', () => {
+    const big = Buffer.concat([Buffer.from('xxxx'), stored({ metadata: { labels: { a: 'b' } } })]);
+    assert.deepEqual(labelsOfStored(new Uint8Array(big.buffer, big.byteOffset + 4, big.length - 4)), { a: 'b' });
   });
 });

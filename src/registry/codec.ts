@@ -61,12 +61,77 @@ export function objectJson(type: ResourceType, value: Uint8Array, revision: numb
 
 /** Labels of a stored object (the watch cache keeps them for label selectors). */
 const LABELS = Buffer.from('"labels":');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = [0x7b, 0x5b]; // { [
+const CLOSE = [0x7d, 0x5d]; // } ]
+
+/**
+ * `metadata.labels` of a stored object, for the watch cache's label index. The stored form puts metadata
+ * first, so the labels are found by scanning the bytes up to them and parsing only their object: a
+ * workload whose pod template carries labels is not parsed whole on every write. Any other shape falls
+ * back to a full parse.
+ */
 export function labelsOfStored(value: Uint8Array): Record<string, string> | undefined {
+  const buf = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   // Most objects carry no labels: skip the parse (and its garbage) unless the key is there at all.
-  if (!Buffer.from(value.buffer, value.byteOffset, value.byteLength).includes(LABELS)) return undefined;
+  const at = buf.indexOf(LABELS);
+  if (at < 0) return undefined;
+  if (PREFIX.compare(buf, 0, EMPTY_META) === 0) {
+    const depth = depthAt(buf, EMPTY_META, at);
+    if (depth === 0) return undefined; // metadata ended before the first "labels": it has none
+    // Inside metadata itself (not in a string, which reads as -1): its labels object.
+    if (depth === 1) {
+      const start = at + LABELS.length;
+      const end = buf[start] === 0x7b ? closingOf(buf, start) : -1;
+      if (end > 0) return parseLabels(buf.subarray(start, end + 1));
+    }
+  }
+  return parseLabels(buf, true);
+}
+
+/**
+ * Nesting depth at `to`, starting inside metadata (depth 1) at `from`; 0 as soon as metadata closes, -1 when
+ * `to` is inside a string.
+ */
+function depthAt(buf: Buffer, from: number, to: number): number {
+  let depth = 1;
+  for (let i = from; i < to; i++) {
+    const c = buf[i]!;
+    if (c === QUOTE) {
+      i = stringEnd(buf, i);
+      if (i >= to) return -1;
+    } else if (OPEN.includes(c)) depth++;
+    else if (CLOSE.includes(c) && --depth === 0) return 0;
+  }
+  return depth;
+}
+
+/** Index of the quote that closes the string opened at `i`. */
+function stringEnd(buf: Buffer, i: number): number {
+  for (let j = i + 1; j < buf.length; j++) {
+    if (buf[j] === BACKSLASH) j++;
+    else if (buf[j] === QUOTE) return j;
+  }
+  return buf.length;
+}
+
+/** Index of the `}` that closes the object opened at `i`, or -1. */
+function closingOf(buf: Buffer, i: number): number {
+  let depth = 0;
+  for (let j = i; j < buf.length; j++) {
+    const c = buf[j]!;
+    if (c === QUOTE) j = stringEnd(buf, j);
+    else if (OPEN.includes(c)) depth++;
+    else if (CLOSE.includes(c) && --depth === 0) return j;
+  }
+  return -1;
+}
+
+function parseLabels(bytes: Buffer, whole = false): Record<string, string> | undefined {
   try {
-    const o = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
-    return o.metadata?.labels;
+    const v = JSON.parse(bytes.toString('utf8')) as unknown;
+    return whole ? (v as ApiObject).metadata?.labels : (v as Record<string, string>);
   } catch {
     return undefined;
   }

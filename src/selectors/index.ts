@@ -25,3 +25,4 @@ export {
   requirements,
 } from './field-selector.js';
 export type { FieldRequirement, FieldSelector } from './field-selector.js';
+export { formatLabelMap, formatLabelSelector, labelMapString, labelSelectorString } from './format.js';

@@ -32,3 +32,4 @@ export {
   type ObjectMetaOptions,
 } from './metadata.js';
 export { optionalBoolean } from './values.js';
+export { validateLabelSelector } from './label-selector.js';

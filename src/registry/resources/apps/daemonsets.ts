@@ -5,7 +5,7 @@ import { column, pathValue } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { formatLabelMap } from './selector-string.js';
+import { formatLabelMap } from '../../../selectors/index.js';
 import { containerColumns, count, structuredSelectorColumn } from './workload-table.js';
 import {
   checkSelector,
@@ -21,6 +21,7 @@ import {
   validateIntOrPercent,
   validateRunningTemplate,
   type Obj,
+  defaultRollingUpdate,
 } from './workload-validation.js';
 
 const STRATEGY_TYPES = ['RollingUpdate', 'OnDelete'];
@@ -28,17 +29,7 @@ const STRATEGY_TYPES = ['RollingUpdate', 'OnDelete'];
 export function applyDaemonSetDefaults(o: ApiObject): void {
   const spec = child(o, 'spec');
   if (!spec) return;
-  const strategy = child(spec, 'updateStrategy');
-  if (strategy) {
-    defaultString(strategy, 'type', 'RollingUpdate');
-    if (strategy.type === 'RollingUpdate') {
-      const rolling = child(strategy, 'rollingUpdate');
-      if (rolling) {
-        defaultValue(rolling, 'maxUnavailable', 1);
-        defaultValue(rolling, 'maxSurge', 0);
-      }
-    }
-  }
+  defaultRollingUpdate(child(spec, 'updateStrategy'), 1, 0);
   defaultValue(spec, 'revisionHistoryLimit', 10);
   defaultPodTemplate(spec.template);
 }

@@ -5,7 +5,7 @@ import { column, pathValue } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { labelSelectorString } from './selector-string.js';
+import { labelSelectorString } from '../../../selectors/index.js';
 import { containerColumns, count } from './workload-table.js';
 import {
   checkSelector,
@@ -23,6 +23,8 @@ import {
   validateIntOrPercent,
   validateRunningTemplate,
   type Obj,
+  STRUCTURED_SCALE,
+  defaultRollingUpdate,
 } from './workload-validation.js';
 
 const STRATEGY_TYPES = ['Recreate', 'RollingUpdate'];
@@ -32,17 +34,7 @@ export function applyDeploymentDefaults(o: ApiObject): void {
   const spec = child(o, 'spec');
   if (!spec) return;
   defaultValue(spec, 'replicas', 1);
-  const strategy = child(spec, 'strategy');
-  if (strategy) {
-    defaultString(strategy, 'type', 'RollingUpdate');
-    if (strategy.type === 'RollingUpdate') {
-      const rolling = child(strategy, 'rollingUpdate');
-      if (rolling) {
-        defaultValue(rolling, 'maxUnavailable', '25%');
-        defaultValue(rolling, 'maxSurge', '25%');
-      }
-    }
-  }
+  defaultRollingUpdate(child(spec, 'strategy'), '25%', '25%');
   defaultValue(spec, 'revisionHistoryLimit', 10);
   defaultValue(spec, 'progressDeadlineSeconds', 600);
   defaultPodTemplate(spec.template);
@@ -118,11 +110,7 @@ export const deployments: ResourceType = referenceType('apps', 'v1', 'deployment
   shortNames: ['deploy'],
   categories: ['all'],
   tableColumns: deploymentColumns,
-  scale: {
-    specReplicasPath: 'spec.replicas',
-    statusReplicasPath: 'status.replicas',
-    selector: (o) => labelSelectorString(rec(o.spec).selector) || undefined,
-  },
+  scale: STRUCTURED_SCALE,
   strategy: {
     tracksGeneration: true,
     prepareForCreate(o) {

@@ -5,7 +5,7 @@ import { column, pathValue } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { formatLabelMap } from './selector-string.js';
+import { formatLabelMap } from '../../../selectors/index.js';
 import { containerColumns } from './workload-table.js';
 import { semanticallyEqual, validateTemplateSpec } from './workload-validation.js';
 

@@ -5,9 +5,19 @@ import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { labelSelectorString } from './selector-string.js';
 import { containerColumns, count, structuredSelectorColumn } from './workload-table.js';
-import { checkSelector, checkTemplateLabels, child, defaultValue, immutableSelector, nonNegativeInt, rec, validateRunningTemplate, type Obj } from './workload-validation.js';
+import {
+  checkSelector,
+  checkTemplateLabels,
+  child,
+  defaultValue,
+  immutableSelector,
+  nonNegativeInt,
+  rec,
+  validateRunningTemplate,
+  type Obj,
+  STRUCTURED_SCALE,
+} from './workload-validation.js';
 
 export function applyReplicaSetDefaults(o: ApiObject): void {
   const spec = child(o, 'spec');
@@ -44,11 +54,7 @@ export const replicasets: ResourceType = referenceType('apps', 'v1', 'replicaset
   shortNames: ['rs'],
   categories: ['all'],
   tableColumns: replicaSetColumns,
-  scale: {
-    specReplicasPath: 'spec.replicas',
-    statusReplicasPath: 'status.replicas',
-    selector: (o) => labelSelectorString(rec(o.spec).selector) || undefined,
-  },
+  scale: STRUCTURED_SCALE,
   strategy: {
     tracksGeneration: true,
     prepareForCreate(o) {

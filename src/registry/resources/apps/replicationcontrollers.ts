@@ -6,7 +6,7 @@ import type { ResourceType } from '../../types.js';
 import { validateLabels } from '../../validation/index.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { labelMapString } from './selector-string.js';
+import { labelMapString } from '../../../selectors/index.js';
 import { containerColumns, count, mapSelectorColumn } from './workload-table.js';
 import { child, defaultValue, isAbsent, nonNegativeInt, rec, validateRunningTemplate } from './workload-validation.js';
 

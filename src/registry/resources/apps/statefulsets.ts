@@ -6,7 +6,6 @@ import type { ResourceType } from '../../types.js';
 import { validateAnnotations, validateLabels } from '../../validation/index.js';
 import { defaultPodTemplate } from '../pods/template.js';
 import { referenceType } from '../reference.js';
-import { labelSelectorString } from './selector-string.js';
 import { containerColumns, count } from './workload-table.js';
 import {
   checkSelector,
@@ -22,6 +21,7 @@ import {
   semanticallyEqual,
   validateIntOrPercent,
   type Obj,
+  STRUCTURED_SCALE,
 } from './workload-validation.js';
 
 const RETENTION_POLICIES = ['Retain', 'Delete'];
@@ -169,11 +169,7 @@ export const statefulsets: ResourceType = referenceType('apps', 'v1', 'statefuls
   shortNames: ['sts'],
   categories: ['all'],
   tableColumns: statefulSetColumns,
-  scale: {
-    specReplicasPath: 'spec.replicas',
-    statusReplicasPath: 'status.replicas',
-    selector: (o) => labelSelectorString(rec(o.spec).selector) || undefined,
-  },
+  scale: STRUCTURED_SCALE,
   strategy: {
     // Pods are named `<name>-<ordinal>` and need a DNS label as host name.
     nameRule: 'label',

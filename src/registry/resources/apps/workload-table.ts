@@ -2,7 +2,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { column, pathValue } from '../../schema.js';
 import type { TableColumn } from '../../types.js';
-import { formatLabelMap, formatLabelSelector } from './selector-string.js';
+import { formatLabelMap, formatLabelSelector } from '../../../selectors/index.js';
 
 const objects = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FieldError } from '../../../errors/index.js';
-import { intOrPercentValue, notOver100Percent, semanticallyEqual, validateIntOrPercent, validateLabelSelector } from './workload-validation.js';
+import { validateLabelSelector } from '../../validation/index.js';
+import { intOrPercentValue, notOver100Percent, semanticallyEqual, validateIntOrPercent } from './workload-validation.js';
 
 const intOrPercentErrors = (v: unknown) => {
   const errs: FieldError[] = [];

@@ -6,8 +6,9 @@
 import { isObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { jsonEqual } from '../../../patch/json.js';
-import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../../../selectors/index.js';
-import { isLabelValue, isQualifiedName, regexError, validateLabels } from '../../validation/index.js';
+import { labelSelectorFromObject, labelSelectorString, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../../../selectors/index.js';
+import type { ScaleRules } from '../../types.js';
+import { regexError, validateLabelSelector } from '../../validation/index.js';
 import { validatePodTemplate } from '../pods/template.js';
 
 export type Obj = Record<string, unknown>;
@@ -43,42 +44,30 @@ export function child(o: Obj, key: string): Obj | undefined {
   return isObject(v) ? v : undefined;
 }
 
-/** The reference's `ValidateLabelSelector`: valid label keys and values, values only where the operator needs them. */
-export function validateLabelSelector(sel: unknown, path: string): FieldError[] {
-  if (isAbsent(sel)) return [];
-  if (!isObject(sel)) return [fieldError.typeInvalid(path, sel, 'must be an object')];
-  const errs = validateLabels(sel.matchLabels, `${path}.matchLabels`);
-  const exprs = sel.matchExpressions;
-  if (isAbsent(exprs)) return errs;
-  if (!Array.isArray(exprs)) return [...errs, fieldError.typeInvalid(`${path}.matchExpressions`, exprs, 'must be an array of objects')];
-  exprs.forEach((e: unknown, i) => {
-    const at = `${path}.matchExpressions[${i}]`;
-    if (!isObject(e)) {
-      errs.push(fieldError.typeInvalid(at, e, 'must be an object'));
-      return;
-    }
-    const values = isAbsent(e.values) ? [] : e.values;
-    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
-      errs.push(fieldError.typeInvalid(`${at}.values`, e.values, 'must be a list of strings'));
-      return;
-    }
-    if (e.operator === 'In' || e.operator === 'NotIn') {
-      if (values.length === 0) errs.push(fieldError.required(`${at}.values`, "Required value: must be specified when `operator` is 'In' or 'NotIn'"));
-    } else if (e.operator === 'Exists' || e.operator === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldError.forbidden(`${at}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-    } else {
-      errs.push(fieldError.invalid(`${at}.operator`, e.operator ?? '', 'not a valid selector operator'));
-    }
-    const key = typeof e.key === 'string' ? e.key : '';
-    for (const msg of isQualifiedName(key)) errs.push(fieldError.invalid(`${at}.key`, key, msg));
-    (values as string[]).forEach((v, j) => {
-      for (const msg of isLabelValue(v)) errs.push(fieldError.invalid(`${at}.values[${j}]`, v, msg));
-    });
-  });
-  return errs;
-}
 
 /** True for a selector object with no requirement at all (`{}`), which would select every pod. */
+/**
+ * A rolling-update strategy's defaults: `type` RollingUpdate, and for it `rollingUpdate` with the given
+ * maxUnavailable and maxSurge (Deployment 25%/25%, DaemonSet 1/0).
+ */
+export function defaultRollingUpdate(strategy: Obj | undefined, maxUnavailable: unknown, maxSurge: unknown): void {
+  if (!strategy) return;
+  defaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type !== 'RollingUpdate') return;
+  const rolling = child(strategy, 'rollingUpdate');
+  if (rolling) {
+    defaultValue(rolling, 'maxUnavailable', maxUnavailable);
+    defaultValue(rolling, 'maxSurge', maxSurge);
+  }
+}
+
+/** The scale subresource of a workload with a structured `spec.selector` and `spec.replicas`. */
+export const STRUCTURED_SCALE: ScaleRules = {
+  specReplicasPath: 'spec.replicas',
+  statusReplicasPath: 'status.replicas',
+  selector: (o) => labelSelectorString(rec(o.spec).selector) || undefined,
+};
+
 export function isEmptySelector(sel: Obj): boolean {
   const labels = isObject(sel.matchLabels) ? Object.keys(sel.matchLabels).length : 0;
   const exprs = Array.isArray(sel.matchExpressions) ? sel.matchExpressions.length : 0;

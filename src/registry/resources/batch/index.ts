@@ -10,7 +10,7 @@ import { validateJob, validateJobUpdate } from './job-validation.js';
 import { cronJobColumns, jobColumns } from './table.js';
 
 export { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL } from './job-defaults.js';
-export { validateLabelSelector, selectorMatches } from './selector.js';
+export { selectorMatches } from './selector.js';
 
 /** Job and CronJob names become pod names and hostnames: a name that is no DNS label works, but badly. */
 function nameWarnings(o: ApiObject, old?: ApiObject): string[] {

@@ -8,7 +8,8 @@ import { isDNS1123Label, isQualifiedName } from '../../validation/index.js';
 import { validatePodTemplate } from '../pods/template.js';
 import { absent, checkInt, immutable, objects, rec, sameValue, type Obj } from './fields.js';
 import { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL } from './job-defaults.js';
-import { selectorMatches, validateLabelSelector } from './selector.js';
+import { validateLabelSelector } from '../../validation/index.js';
+import { selectorMatches } from './selector.js';
 
 const COMPLETION_MODES = ['NonIndexed', 'Indexed'];
 const REPLACEMENT_POLICIES = ['Failed', 'TerminatingOrFailed'];

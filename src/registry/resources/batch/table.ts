@@ -3,7 +3,7 @@ import type { ApiObject } from '../../../api/types.js';
 import { humanDuration } from '../../../encoding/index.js';
 import { column } from '../../schema.js';
 import type { TableColumn } from '../../types.js';
-import { formatLabelSelector } from '../apps/selector-string.js';
+import { formatLabelSelector } from '../../../selectors/index.js';
 import { absent, conditionTrue, containerCells, num, rec, text } from './fields.js';
 
 /** The first matching state wins, in the reference's order. */

@@ -2,7 +2,7 @@
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
-import { bool, bytes, column, mapOf, objectSchema, stringMap } from '../../schema.js';
+import { column } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { checkKeys, decodedLength, isBase64, MAX_DATA_SIZE, tooLarge, validateImmutable } from './keys.js';

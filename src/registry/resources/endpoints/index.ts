@@ -1,7 +1,7 @@
 /** core/v1 Endpoints: the addresses and ports that implement a service, usually written by a controller. */
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
-import { arrayOf, column, int32, obj, objectSchema, str } from '../../schema.js';
+import { column, int32, obj, str } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isDNS1123Label, isDNS1123Subdomain, isIP, isValidPortNum } from '../../validation/index.js';

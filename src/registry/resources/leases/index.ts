@@ -4,7 +4,7 @@
 import { COORDINATION_GROUP } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
-import { column, int32, obj, objectSchema, pathValue, str } from '../../schema.js';
+import { column, obj, pathValue, str } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType, Schema } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';

@@ -5,7 +5,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from '../../../api/naming.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
-import { arrayOf, column, mapList, obj, objectSchema, pathValue, str, time } from '../../schema.js';
+import { column, obj, pathValue, str, time } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';

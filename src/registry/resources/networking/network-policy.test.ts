@@ -5,7 +5,7 @@ import type { ApiObject } from '../../../api/types.js';
 import type { FieldError } from '../../../errors/index.js';
 import { isStrictSubset, parseCidr } from './cidr.js';
 import { networkPolicies } from './network-policy.js';
-import { formatLabelSelector } from './selector.js';
+import { formatLabelSelector } from '../../../selectors/index.js';
 
 const summary = (errs: FieldError[]) => errs.map((e) => `${e.type} ${e.field}`);
 const policy = (spec: unknown): ApiObject => ({ apiVersion: `${NETWORKING_GROUP}/v1`, kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'default' }, spec });
@@ -44,7 +44,7 @@ const cases: { name: string; spec: unknown; want: string[] }[] = [
   {
     name: 'bad selectors',
     spec: { podSelector: { matchLabels: { 'bad key!': 'v' }, matchExpressions: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['x'] }, { key: 'c', operator: 'Gt', values: ['1'] }] } },
-    want: ['FieldValueInvalid spec.podSelector.matchLabels', 'FieldValueRequired spec.podSelector.matchExpressions[0].values', 'FieldValueForbidden spec.podSelector.matchExpressions[1].values', 'FieldValueNotSupported spec.podSelector.matchExpressions[2].operator'],
+    want: ['FieldValueInvalid spec.podSelector.matchLabels', 'FieldValueRequired spec.podSelector.matchExpressions[0].values', 'FieldValueForbidden spec.podSelector.matchExpressions[1].values', 'FieldValueInvalid spec.podSelector.matchExpressions[2].operator'],
   },
   { name: 'an unknown policy type', spec: { podSelector: {}, policyTypes: ['Ingress', 'Sideways'] }, want: ['FieldValueNotSupported spec.policyTypes[1]'] },
   { name: 'three policy types', spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress', 'Ingress'] }, want: ['FieldValueInvalid spec.policyTypes'] },

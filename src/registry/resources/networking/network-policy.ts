@@ -12,7 +12,8 @@ import { FieldReader, isRec, type Rec } from '../events/fields.js';
 import { isValidPortName } from '../pods/ports.js';
 import { referenceType } from '../reference.js';
 import { isStrictSubset, parseCidr } from './cidr.js';
-import { formatLabelSelector, validateLabelSelector } from './selector.js';
+import { validateLabelSelector } from '../../validation/index.js';
+import { formatLabelSelector } from '../../../selectors/index.js';
 
 export const POLICY_TYPES = ['Ingress', 'Egress'];
 /** The reference lists them in this order in its message. */

@@ -2,7 +2,7 @@
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { absent, checkInt, rec } from '../batch/fields.js';
-import { validateLabelSelector } from '../batch/selector.js';
+import { validateLabelSelector } from '../../validation/index.js';
 
 export const UNHEALTHY_POD_EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
 

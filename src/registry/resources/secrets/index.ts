@@ -2,7 +2,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
-import { bool, bytes, column, mapOf, objectSchema, str, stringMap } from '../../schema.js';
+import { column } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { SECRET_TYPES, SERVICE_ACCOUNT_NAME_ANNOTATION } from './types.js';

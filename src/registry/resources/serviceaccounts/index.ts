@@ -2,7 +2,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
-import { arrayOf, bool, column, mapList, obj, objectSchema, str } from '../../schema.js';
+import { column, obj, str } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 

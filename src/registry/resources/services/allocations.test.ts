@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { ApiObject } from '../../../api/types.js';
 import { isStatusError } from '../../../errors/index.js';
 import { MemoryBackend } from '../../../storage/index.js';
-import { NODE_PORTS_PREFIX, SERVICE_IPS_PREFIX, serviceAllocations, serviceRanges } from './allocations.js';
+import { NODE_PORTS_PREFIX, SERVICE_IPS_PREFIX, serviceAllocations } from './allocations.js';
 import { applyServiceDefaults } from './defaults.js';
 import { serviceNetwork } from './network.js';
 import { dynamicOffset, RangeAllocator, type Owner } from './range-allocator.js';

@@ -10,7 +10,7 @@ import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { isDNS1123Subdomain } from '../../validation/index.js';
 import { FieldReader, immutable } from '../events/fields.js';
-import { validateLabelSelector } from '../networking/selector.js';
+import { validateLabelSelector } from '../../validation/index.js';
 import { parseQuantity, QUANTITY_FORMAT_ERROR } from '../pods/quantity.js';
 import { referenceType } from '../reference.js';
 

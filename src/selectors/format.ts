@@ -2,7 +2,7 @@
  * Label selectors as the reference prints them (`labels.Selector.String()`): the `status.selector` of a
  * Scale and the SELECTOR column of workload tables. Pure functions over the JSON forms.
  */
-import { isObject } from '../../../api/types.js';
+import { isObject } from '../api/types.js';
 
 interface Requirement {
   key: string;

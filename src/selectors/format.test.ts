@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatLabelMap, formatLabelSelector, labelMapString, labelSelectorString } from './selector-string.js';
+import { formatLabelMap, formatLabelSelector, labelMapString, labelSelectorString } from './format.js';
 
 describe('workload selector strings (reference behaviour: labels.Selector.String)', () => {
   const cases: [string, unknown, string | undefined][] = [
