@@ -233,15 +233,25 @@ export function fieldSetOf(obj: unknown, schema: Schema | undefined, opts: Field
  */
 export function walkFields<N>(obj: unknown, schema: Schema | undefined, sink: FieldSink<N>, ignore?: FieldSetOptions): void {
   if (!isJsonObject(obj)) return;
-  const skip = ignore === undefined ? undefined : ignore.ignoreStatus ? SKIP_WITH_STATUS : SKIP;
+  const skip = skipTreeFor(ignore);
   walkObject(obj, schema ?? DEDUCED, sink.root, [], sink, skip);
 }
 
 /** A sink that records nothing: walks made only for their checks. */
 const CHECK_ONLY: FieldSink<null> = { root: null, child: () => null, add: () => undefined };
 
+/** The ignored paths of a walk with `opts` (undefined: none), as `walkFields` uses them. */
+export function skipTreeFor(opts: FieldSetOptions | undefined): SkipTree | undefined {
+  return opts === undefined ? undefined : opts.ignoreStatus ? SKIP_WITH_STATUS : SKIP;
+}
+
+/** Walks an ignored value for its checks only: a map-list element without its keys fails the write anyway. */
+export function checkIgnoredValue(value: unknown, schema: Schema, path: string[]): void {
+  walkValue(value, schema, null, path, CHECK_ONLY);
+}
+
 /** The ignored paths as a tree of member names: `true` drops the member and everything below it. */
-type SkipTree = Map<string, SkipTree | true>;
+export type SkipTree = Map<string, SkipTree | true>;
 function skipTree(paths: readonly FieldPath[]): SkipTree {
   const root: SkipTree = new Map();
   for (const p of paths) {

@@ -8,13 +8,19 @@ import { badRequest } from '../errors/index.js';
 import { isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
 import {
   canonicalJson,
+  checkIgnoredValue,
   compareSegments,
+  DEDUCED,
+  elementSegment,
+  isObjectSchema,
+  listShape,
+  memberSchema,
+  skipTreeFor,
+  type SkipTree,
   NEVER_MEMBER,
   parsePathKey,
   pathKey,
   pathString,
-  walkFields,
-  type FieldPath,
   type FieldSet,
   type FieldSetOptions,
   type FieldSink,
@@ -52,23 +58,120 @@ export function toFieldsV1(set: FieldSet): JsonObject {
 }
 
 /**
- * `toFieldsV1(fieldSetOf(obj, schema, opts))` in one walk: the walk fills the trie directly, so no path is
- * joined into a key and split again. Duplicate list elements meet in one node, as their keys do in a set.
+ * `toFieldsV1(fieldSetOf(obj, schema, opts))` in one walk that builds the FieldsV1 object directly: members
+ * are visited in sorted order, so no trie is kept and nothing is sorted twice. Duplicate list elements
+ * meet in one entry, as their keys do in a set. The rules are `walkFields`'s (fieldset.ts); a test holds
+ * the two to the same answers.
  */
 export function fieldsV1Of(obj: unknown, schema: Schema | undefined, opts: FieldSetOptions = {}): JsonObject {
-  const sink = new TrieSink();
-  walkFields(obj, schema, sink, opts); // the ignored paths are not walked; nodes left empty are not rendered
-  const never = nodeAt(sink.root, NEVER_MEMBER, NEVER_MEMBER.length);
-  if (never) never.member = false;
-  return render(sink.root) ?? {};
+  if (!isJsonObject(obj)) return {};
+  return objectFields(obj, schema ?? DEDUCED, [], skipTreeFor(opts), true) ?? {};
 }
 
-/** The node at the first `depth` segments of `path`. */
-function nodeAt(root: Node, path: FieldPath, depth: number): Node | undefined {
-  let node: Node | undefined = root;
-  for (let i = 0; i < depth && node; i++) node = node.children?.get(path[i] as string);
-  return node;
+/** A value that is a member and has nothing below it: the empty entry. */
+const LEAF = Symbol('leaf');
+type Built = JsonObject | typeof LEAF | undefined;
+
+const DOT = '.';
+
+/** The entries of an object's members (undefined when none); `root`: `metadata` is never a member itself. */
+function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree | undefined, root = false): JsonObject | undefined {
+  const keys = Object.keys(o);
+  if (keys.length > 1) keys.sort();
+  let out: JsonObject | undefined;
+  for (const key of keys) {
+    const skipped = skip?.get(key);
+    const value = o[key];
+    if (skipped === true) {
+      if (value !== null && typeof value === 'object') {
+        const { schema } = memberSchema(s, key);
+        if (schema) {
+          path.push(`f:${key}`);
+          checkIgnoredValue(value, schema, path);
+          path.pop();
+        }
+      }
+      continue;
+    }
+    const { schema, declared } = memberSchema(s, key);
+    const seg = `f:${key}`;
+    // Map entries and unknown fields are members themselves; so are empty and null values (SMD's rule).
+    let member = !declared || value === null || (isJsonObject(value) && isEmptyObject(value));
+    let below: JsonObject | undefined;
+    if (value !== null && schema) {
+      path.push(seg);
+      const built = valueFields(value, schema, path, skipped);
+      path.pop();
+      if (built === LEAF) member = true;
+      else below = built;
+    }
+    if (root && key === NEVER_MEMBER[0]!.slice(2)) member = false;
+    const entry = below === undefined ? (member ? {} : undefined) : member ? withDot(below) : below;
+    if (entry !== undefined) (out ??= {})[seg] = entry;
+  }
+  return out;
 }
+
+function valueFields(value: unknown, s: Schema, path: string[], skip: SkipTree | undefined): Built {
+  if (isJsonObject(value) && isObjectSchema(s)) {
+    if (s['x-kubernetes-map-type'] === 'atomic') return LEAF;
+    return objectFields(value, s, path, skip);
+  }
+  if (Array.isArray(value) && (s.type === 'array' || s.items !== undefined)) {
+    const shape = listShape(s);
+    if (shape.type === 'atomic') return LEAF;
+    const entries: [string, JsonObject][] = [];
+    let seen: Map<string, number> | undefined;
+    value.forEach((el, i) => {
+      const seg = elementSegment(shape, el, path, i);
+      let entry: JsonObject = {};
+      if (shape.type === 'map' && isJsonObject(el)) {
+        path.push(seg);
+        const below = objectFields(el, s.items ?? DEDUCED, path, undefined);
+        path.pop();
+        if (below !== undefined) entry = withDot(below);
+      }
+      seen ??= new Map();
+      const at = seen.get(seg);
+      if (at === undefined) {
+        seen.set(seg, entries.length);
+        entries.push([seg, entry]);
+      } else entries[at]![1] = mergeEntries(entries[at]![1], entry);
+    });
+    if (entries.length === 0) return undefined;
+    if (entries.length > 1) entries.sort((a, b) => compareSegments(a[0], b[0]));
+    const out: JsonObject = {};
+    for (const [seg, entry] of entries) setOwn(out, seg, entry);
+    return out;
+  }
+  // Scalars, int-or-string and values that do not match their schema are one leaf.
+  return LEAF;
+}
+
+function isEmptyObject(o: JsonObject): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** A member that also has members below it: `.` first, then the rest. */
+function withDot(below: JsonObject): JsonObject {
+  const out: JsonObject = { [DOT]: {} };
+  for (const k in below) setOwn(out, k, below[k]);
+  return out;
+}
+
+/** Two entries of one list element (a duplicate), as their union; members stay sorted. */
+function mergeEntries(a: JsonObject, b: JsonObject): JsonObject {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort((x, y) => (x === DOT ? -1 : y === DOT ? 1 : compareSegments(x, y)));
+  const out: JsonObject = {};
+  for (const k of keys) {
+    const x = a[k];
+    const y = b[k];
+    setOwn(out, k, isJsonObject(x) && isJsonObject(y) ? mergeEntries(x, y) : (x ?? y));
+  }
+  return out;
+}
+
 
 /** `undefined` for a node with no members at or below it (a walk visits such nodes, e.g. for an empty set list). */
 function render(node: Node): JsonObject | undefined {

@@ -63,8 +63,8 @@ export function objectJson(type: ResourceType, value: Uint8Array, revision: numb
 const LABELS = Buffer.from('"labels":');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN = [0x7b, 0x5b]; // { [
-const CLOSE = [0x7d, 0x5d]; // } ]
+const isOpen = (c: number) => c === 0x7b || c === 0x5b; // { [
+const isClose = (c: number) => c === 0x7d || c === 0x5d; // } ]
 
 /**
  * `metadata.labels` of a stored object, for the watch cache's label index. The stored form puts metadata
@@ -101,8 +101,8 @@ function depthAt(buf: Buffer, from: number, to: number): number {
     if (c === QUOTE) {
       i = stringEnd(buf, i);
       if (i >= to) return -1;
-    } else if (OPEN.includes(c)) depth++;
-    else if (CLOSE.includes(c) && --depth === 0) return 0;
+    } else if (isOpen(c)) depth++;
+    else if (isClose(c) && --depth === 0) return 0;
   }
   return depth;
 }
@@ -122,8 +122,8 @@ function closingOf(buf: Buffer, i: number): number {
   for (let j = i; j < buf.length; j++) {
     const c = buf[j]!;
     if (c === QUOTE) j = stringEnd(buf, j);
-    else if (OPEN.includes(c)) depth++;
-    else if (CLOSE.includes(c) && --depth === 0) return j;
+    else if (isOpen(c)) depth++;
+    else if (isClose(c) && --depth === 0) return j;
   }
   return -1;
 }
