@@ -62,6 +62,8 @@ export class Cacher {
   /** Resolves true once the cache has reached `revision`, false after `timeoutMs`. */
   waitFor(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= revision) return Promise.resolve(true);
+    // Writes elsewhere move the store's revision without an event here: ask the feed to say how far it is.
+    this.backend.requestProgress?.(revision);
     return new Promise((resolve) => {
       const w = { revision, resolve };
       this.waiters.push(w);

@@ -75,8 +75,16 @@ export interface Backend {
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /** Every change under `prefix` after `fromRevision`. Ends when `signal` aborts; throws StorageError. */
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
-  /** The same, interleaved with progress notifications (in order: a notification follows the events it covers). */
+  /**
+   * The same, interleaved with progress notifications (in order: a notification follows the events it
+   * covers). A backend may send them only when asked through `requestProgress`.
+   */
   watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
+  /**
+   * Someone waits for the watches with progress to reach `revision`: send them progress notifications until
+   * the feed has passed it. Optional: a backend that sends progress on its own, or never, leaves it out.
+   */
+  requestProgress?(revision: number): void;
   /** Drops history at and before `revision` (default: what falls outside the window). Returns it. */
   compact(revision?: number): Promise<number>;
   /** Releases every handle (files, sockets, timers). Open watches end. */

@@ -105,6 +105,10 @@ export class MemoryBackend implements Backend {
     return prev;
   }
 
+  requestProgress(revision: number): void {
+    this.hub.requestProgress(revision);
+  }
+
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
   watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
   watch(prefix: string, fromRevision: number, signal: AbortSignal, opts?: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify> {

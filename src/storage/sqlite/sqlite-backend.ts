@@ -218,6 +218,10 @@ export class SqliteBackend implements Backend {
     return this.enqueue({ kind: 'delete', key, expected: expectedModRevision });
   }
 
+  requestProgress(revision: number): void {
+    this.hub.requestProgress(revision);
+  }
+
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
   watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
   watch(prefix: string, fromRevision: number, signal: AbortSignal, opts?: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify> {
