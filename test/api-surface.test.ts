@@ -71,3 +71,21 @@ describe('served API surface against the reference data (spec 3.2, 4.1, 9)', () 
     assert.equal((await call('GET', `/apis/resource.${GROUP_SUFFIX}/v1alpha3/deviceclasses`)).status, 404);
   });
 });
+
+describe('create-only resources follow the served versions (spec 3.2, 9.6)', () => {
+  it('a review in a removed version, or in a version turned off, is 404 and answers nothing', async () => {
+    const server = await startServer({ port: 0, storage: { type: 'memory' }, runtimeConfig: `authorization.${GROUP_SUFFIX}/v1=false` });
+    try {
+      const call = client(server);
+      const body = { kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };
+      const off = await call('POST', `/apis/authorization.${GROUP_SUFFIX}/v1/selfsubjectaccessreviews`, { body: { apiVersion: `authorization.${GROUP_SUFFIX}/v1`, ...body } });
+      assert.equal(off.status, 404, off.text);
+      const removed = await call('POST', `/apis/authorization.${GROUP_SUFFIX}/v1beta1/selfsubjectaccessreviews`, { body: { apiVersion: `authorization.${GROUP_SUFFIX}/v1beta1`, ...body } });
+      assert.equal(removed.status, 404, removed.text);
+      const authn = await call('POST', `/apis/authentication.${GROUP_SUFFIX}/v1/selfsubjectreviews`, { body: { apiVersion: `authentication.${GROUP_SUFFIX}/v1`, kind: 'SelfSubjectReview' } });
+      assert.equal(authn.status, 201, 'a group left on still answers');
+    } finally {
+      await server.close();
+    }
+  });
+});

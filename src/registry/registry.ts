@@ -17,6 +17,8 @@ export interface RegistryOptions {
   /** History kept by each watch cache. Default 5 minutes. */
   cacheWindowMs?: number;
   log?(msg: string): void;
+  /** The served create-only types (reviews, bindings): nothing is stored for them, their handlers answer. */
+  createOnly?: ResourceType[];
 }
 
 export class Registry {
@@ -39,6 +41,16 @@ export class Registry {
       if (same) same.push(store);
       else this.byPlural.set(t.plural, [store]);
     }
+  }
+
+  /** Whether a create-only resource (a review, bindings) is served at this group/version. */
+  servesCreateOnly(group: string, version: string, plural: string): boolean {
+    return this.createOnly.some((t) => t.group === group && t.version === version && t.plural === plural);
+  }
+
+  /** The served create-only types, for discovery and OpenAPI. */
+  get createOnly(): readonly ResourceType[] {
+    return this.opts.createOnly ?? [];
   }
 
   store(group: string, version: string, plural: string): GenericStore | undefined {

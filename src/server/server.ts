@@ -103,7 +103,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const features = resolveFeatureGates(opts.featureGates ?? {});
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   try {
     auth = buildAuthenticator(opts, registry, { token: adminToken, user: { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] } }, serviceAccountSigningKey(opts, join(dataDir)));
@@ -120,7 +120,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const shutdownAc = new AbortController();
   setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
-  const discovery = buildDiscovery([...registry.types, ...createOnlyTypes(served)]);
+  const discovery = buildDiscovery([...registry.types, ...registry.createOnly]);
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;
     return () => (v ??= f());
@@ -204,7 +204,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     stops.push(fed.stop);
     if (controllers) {
       await reconcileDefaultRbac(registry, log);
-      await ensureBootstrapObjects(registry, createOnlyTypes(served), log);
+      await ensureBootstrapObjects(registry, log);
       stops.push(startAggregation(registry, log));
     }
     bootstrapped = true;

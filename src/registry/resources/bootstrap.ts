@@ -17,10 +17,10 @@ export function bootstrapObjects(served: readonly ResourceType[]): ApiObject[] {
 
 /**
  * Creates every bootstrap object of a served type that does not exist yet (a 409 means another server did).
- * `createOnly` are the served create-only types (reviews): groups that store nothing still get an APIService.
+ * The create-only types count as served too: groups that store nothing (reviews) still get an APIService.
  */
-export async function ensureBootstrapObjects(registry: Registry, createOnly: readonly ResourceType[], log: (m: string) => void): Promise<void> {
-  for (const obj of bootstrapObjects([...registry.types, ...createOnly])) {
+export async function ensureBootstrapObjects(registry: Registry, log: (m: string) => void): Promise<void> {
+  for (const obj of bootstrapObjects([...registry.types, ...registry.createOnly])) {
     const apiVersion = String(obj.apiVersion ?? '');
     const slash = apiVersion.indexOf('/');
     const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];

@@ -58,6 +58,10 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   // A client that cannot read the answer is refused (406) before anything is written (virtual
   // resources first; others once the URL is known to name something, as unknown paths are 404).
   if (isVirtual(info)) {
+    // Reviews exist only in the group/versions that serve them (not a removed v1beta1, not one turned off).
+    if (!info.subresource && !registry.servesCreateOnly(info.apiGroup, info.apiVersion, info.resource)) {
+      throw notFoundMessage('the server could not find the requested resource');
+    }
     ctx.response = negotiateResponse(ctx.req, info.verb);
     return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) });
   }
