@@ -74,11 +74,15 @@ type Built = JsonObject | typeof LEAF | undefined;
 
 const DOT = '.';
 
-/** The entries of an object's members (undefined when none); `root`: `metadata` is never a member itself. */
-function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree | undefined, root = false): JsonObject | undefined {
+/**
+ * The entries of an object's members (undefined when none); `root`: `metadata` is never a member itself.
+ * `dot`: the object is a member itself (a map-list element), so its entries start with `.`.
+ */
+function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree | undefined, root = false, dot = false): JsonObject | undefined {
   const keys = Object.keys(o);
   if (keys.length > 1) keys.sort();
   let out: JsonObject | undefined;
+  const props = s.properties;
   for (const key of keys) {
     const skipped = skip?.get(key);
     const value = o[key];
@@ -93,7 +97,10 @@ function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree |
       }
       continue;
     }
-    const { schema, declared } = memberSchema(s, key);
+    // memberSchema(), inlined: this loop runs for every member of every object written.
+    const own = props?.[key];
+    const declared = own !== undefined;
+    const schema = own ?? memberSchema(s, key).schema;
     const seg = `f:${key}`;
     // Map entries and unknown fields are members themselves; so are empty and null values (SMD's rule).
     let member = !declared || value === null || (isJsonObject(value) && isEmptyObject(value));
@@ -107,7 +114,7 @@ function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree |
     }
     if (root && key === NEVER_MEMBER[0]!.slice(2)) member = false;
     const entry = below === undefined ? (member ? {} : undefined) : member ? withDot(below) : below;
-    if (entry !== undefined) (out ??= {})[seg] = entry;
+    if (entry !== undefined) (out ??= dot ? { [DOT]: {} } : {})[seg] = entry;
   }
   return out;
 }
@@ -127,9 +134,9 @@ function valueFields(value: unknown, s: Schema, path: string[], skip: SkipTree |
       let entry: JsonObject = {};
       if (shape.type === 'map' && isJsonObject(el)) {
         path.push(seg);
-        const below = objectFields(el, s.items ?? DEDUCED, path, undefined);
+        const below = objectFields(el, s.items ?? DEDUCED, path, undefined, false, true);
         path.pop();
-        if (below !== undefined) entry = withDot(below);
+        if (below !== undefined) entry = below;
       }
       seen ??= new Map();
       const at = seen.get(seg);

@@ -107,13 +107,16 @@ function depthAt(buf: Buffer, from: number, to: number): number {
   return depth;
 }
 
-/** Index of the quote that closes the string opened at `i`. */
+/** Index of the quote that closes the string opened at `i` (found natively; escapes are checked backwards). */
 function stringEnd(buf: Buffer, i: number): number {
-  for (let j = i + 1; j < buf.length; j++) {
-    if (buf[j] === BACKSLASH) j++;
-    else if (buf[j] === QUOTE) return j;
+  for (let from = i + 1; ; ) {
+    const q = buf.indexOf(QUOTE, from);
+    if (q < 0) return buf.length;
+    let slashes = 0;
+    for (let b = q - 1; b > i && buf[b] === BACKSLASH; b--) slashes++;
+    if (slashes % 2 === 0) return q;
+    from = q + 1;
   }
-  return buf.length;
 }
 
 /** Index of the `}` that closes the object opened at `i`, or -1. */
