@@ -24,6 +24,7 @@ import { serviceType, type ServiceNetwork } from './services/index.js';
 import { extraTypes } from './extra.js';
 import { referenceResources, referenceType } from './reference.js';
 import { shareStorage } from './storage-versions.js';
+import { uniformType } from './uniform.js';
 import { defaultVersionEnabled, type ResourceFilter } from './versions.js';
 
 export { referenceResource, referenceResources, referenceType, statusStrategy, objectAt, type TypeOverrides } from './reference.js';
@@ -87,5 +88,5 @@ export function builtinTypes(enabled: ResourceFilter = byDefault, opts: BuiltinO
     // Hand-written types still take their verbs and subresource list from the reference data.
     out.push(own ? { ...own, verbs: own.verbs ?? [...r.verbs], reference: own.reference ?? r } : referenceType(r.group, r.version, r.plural));
   }
-  return shareStorage(out);
+  return shareStorage(out).map(uniformType);
 }
