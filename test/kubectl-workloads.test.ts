@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { GROUP_SUFFIX } from '../src/api/naming.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { kubectl } from './helpers/kubectl.js';
 
@@ -66,6 +67,9 @@ describe('real kubectl with workloads, jobs, scaling and budgets (spec 4.1, 9.6)
     assert.match(await k(['get', 'pdb']), /^NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE\nweb-pdb\s+1\s+N\/A/);
     const all = await k(['get', 'all']);
     for (const kind of ['service/kubernetes', 'service/web', 'deployment.apps/web', 'cronjob.batch/tick', 'job.batch/once']) assert.ok(all.includes(kind), `${kind} in:\n${all}`);
+    // The other category of the reference: the API's own extension points.
+    const extensions = await k(['get', 'api-extensions', '-o', 'name']);
+    assert.match(extensions, new RegExp(`^apiservice\\.apiregistration\\.${GROUP_SUFFIX.replace('.', '\\.')}/v1\\.apps$`, 'm'));
   });
 
   it('explain reads the served OpenAPI for any kind', async () => {

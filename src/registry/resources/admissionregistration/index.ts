@@ -20,6 +20,7 @@ export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX
  */
 function webhookConfigurationType(plural: string, mutating: boolean): ResourceType {
   return referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', plural, {
+    categories: API_EXTENSIONS,
     tableColumns: webhookColumns,
     strategy: {
       tracksGeneration: true,
@@ -36,10 +37,14 @@ function webhookConfigurationType(plural: string, mutating: boolean): ResourceTy
   });
 }
 
+/** The category `kubectl get api-extensions` lists, as the reference gives these kinds. */
+export const API_EXTENSIONS = ['api-extensions'];
+
 export const validatingWebhookConfigurations = webhookConfigurationType('validatingwebhookconfigurations', false);
 export const mutatingWebhookConfigurations = webhookConfigurationType('mutatingwebhookconfigurations', true);
 
 export const validatingAdmissionPolicies = referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingadmissionpolicies', {
+  categories: API_EXTENSIONS,
   tableColumns: policyColumns,
   strategy: {
     prepareForCreate: defaultPolicy,
@@ -49,6 +54,7 @@ export const validatingAdmissionPolicies = referenceType(ADMISSIONREGISTRATION_G
 });
 
 export const validatingAdmissionPolicyBindings = referenceType(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingadmissionpolicybindings', {
+  categories: API_EXTENSIONS,
   tableColumns: bindingColumns,
   strategy: {
     prepareForCreate: defaultPolicyBinding,

@@ -40,6 +40,7 @@ const prepare = (o: ApiObject) => {
 };
 
 export const apiServices = referenceType(APIREGISTRATION_GROUP, 'v1', 'apiservices', {
+  categories: ['api-extensions'],
   tableColumns: [
     column('Service', 'string', 'The service that serves this API, or Local.', serviceCell),
     column('Available', 'string', 'Whether this API is available.', availableCell),
