@@ -4,7 +4,7 @@
  */
 import type { ApiObject } from '../api/types.js';
 import type { Schema } from '../api/index.js';
-import { StatusError, badRequest } from '../errors/index.js';
+import { StatusError, badRequest, quote } from '../errors/index.js';
 import { cloneJson, isJsonObject, jsonEqual } from '../patch/json.js';
 import {
   ancestorKeys,
@@ -120,7 +120,7 @@ export function findConflicts(live: unknown, applied: unknown, appliedSet: Field
 }
 
 const describe = (e: ManagedSet) =>
-  `${JSON.stringify(e.manager)}${e.subresource ? ` with subresource ${JSON.stringify(e.subresource)}` : ''}${
+  `${quote(e.manager)}${e.subresource ? ` with subresource ${quote(e.subresource)}` : ''}${
     e.operation === 'Update' ? ` using ${e.apiVersion}` : ''
   }`;
 
@@ -131,7 +131,7 @@ export function conflictError(conflicts: readonly FieldConflict[]): StatusError 
   return new StatusError(409, 'Conflict', `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${lines.join('\n')}`, {
     causes: conflicts.map((c) => ({
       reason: 'FieldManagerConflict',
-      message: `conflict with ${JSON.stringify(c.entry.manager)}: ${pathString(c.path)}`,
+      message: `conflict with ${quote(c.entry.manager)}: ${pathString(c.path)}`,
       field: pathString(c.path),
     })),
   });

@@ -256,6 +256,9 @@ describe('merged list order', () => {
     [['a', 'b'], ['x', 'b'], ['a', 'x', 'b']],
     [['a', 'b'], ['x'], ['a', 'b', 'x']],
     [['a', 'b', 'a'], ['a'], ['a', 'b']],
+    // Runs of new elements: before the first named slot, and after the named element they follow.
+    [['a', 'b'], ['x', 'y', 'a', 'z', 'w'], ['x', 'y', 'a', 'z', 'w', 'b']],
+    [['a', 'b', 'c'], ['y', 'c', 'x', 'a'], ['y', 'c', 'x', 'b', 'a']],
   ];
   for (const [live, applied, want] of cases) {
     it(`live [${live}] + applied [${applied}] -> [${want}]`, () => {
@@ -265,4 +268,14 @@ describe('merged list order', () => {
       );
     });
   }
+
+  it('issue 23: 100,000 elements are ordered in linear time (inserting one by one was quadratic)', () => {
+    const live = Array.from({ length: 100_000 }, (_, i) => `l${i}`);
+    const applied = Array.from({ length: 100_000 }, (_, i) => (i % 2 === 0 ? `l${i}` : `n${i}`));
+    const start = Date.now();
+    const ids = mergeOrder(live, applied).map((s) => s.id);
+    assert.ok(Date.now() - start < 5000, `took ${Date.now() - start} ms`);
+    assert.equal(ids.length, 150_000);
+    assert.deepEqual(ids.slice(0, 4), ['l0', 'n1', 'l1', 'l2']);
+  });
 });

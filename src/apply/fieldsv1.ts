@@ -4,7 +4,7 @@
  * `{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{}}}}`.
  */
 import type { Schema } from '../api/index.js';
-import { badRequest } from '../errors/index.js';
+import { badRequest, quote } from '../errors/index.js';
 import { isJsonObject, setOwn, type JsonObject } from '../patch/json.js';
 import {
   canonicalJson,
@@ -216,7 +216,7 @@ export function fromFieldsV1(obj: unknown, where = 'fieldsV1'): FieldSet {
         out.add(pathKey(path));
         continue;
       }
-      visit(child, [...path, parseSegment(key, () => fail(path, `invalid path element ${JSON.stringify(key)}`))]);
+      visit(child, [...path, parseSegment(key, () => fail(path, `invalid path element ${quote(key)}`))]);
     }
   };
   visit(obj, []);

@@ -3,7 +3,7 @@
  * An entry is identified by (manager, operation, subresource); the reference's version of an Update entry is
  * just recorded, not part of the identity here, so one manager's updates through any version share an entry.
  */
-import { badRequest } from '../errors/index.js';
+import { badRequest, quote } from '../errors/index.js';
 import { isJsonObject, type JsonObject } from '../patch/json.js';
 import { fromFieldsV1, toFieldsV1 } from './fieldsv1.js';
 import { isEmpty, setsEqual, union, type FieldSet } from './fieldset.js';
@@ -64,15 +64,15 @@ export function decodeManagedFields(entries: unknown): ManagedSet[] {
     };
     const operation = str('operation');
     if (operation !== 'Apply' && operation !== 'Update') {
-      throw badRequest(`${at}.operation: must be "Apply" or "Update", got ${JSON.stringify(raw['operation'] ?? '')}`);
+      throw badRequest(`${at}.operation: must be "Apply" or "Update", got ${quote(raw['operation'] ?? '')}`);
     }
     const fieldsType = str('fieldsType');
     const hasFields = raw['fieldsV1'] !== undefined && raw['fieldsV1'] !== null;
     if (fieldsType !== 'FieldsV1' && (hasFields || fieldsType !== undefined)) {
-      throw badRequest(`${at}.fieldsType: must be "FieldsV1", got ${JSON.stringify(fieldsType ?? '')}`);
+      throw badRequest(`${at}.fieldsType: must be "FieldsV1", got ${quote(fieldsType ?? '')}`);
     }
     const time = str('time');
-    if (time !== undefined && Number.isNaN(Date.parse(time))) throw badRequest(`${at}.time: invalid timestamp ${JSON.stringify(time)}`);
+    if (time !== undefined && Number.isNaN(Date.parse(time))) throw badRequest(`${at}.time: invalid timestamp ${quote(time)}`);
     const entry: ManagedSet = {
       manager: str('manager') ?? '',
       operation,
@@ -83,7 +83,7 @@ export function decodeManagedFields(entries: unknown): ManagedSet[] {
     };
     const dup = out.find((e) => sameManager(e, entry));
     if (!dup) out.push(entry);
-    else if (operation === 'Apply') throw badRequest(`${at}: duplicate Apply entry for manager ${JSON.stringify(entry.manager)}`);
+    else if (operation === 'Apply') throw badRequest(`${at}: duplicate Apply entry for manager ${quote(entry.manager)}`);
     else {
       dup.set = union(dup.set, entry.set);
       if (seconds(entry.time) >= seconds(dup.time)) {

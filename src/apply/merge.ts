@@ -83,16 +83,29 @@ export function mergeOrder(liveIds: readonly string[], appliedIds: readonly stri
       out.push({ id: sid, live: liveAt.get(sid), applied: appliedAt.get(sid) });
     }
   });
+  // New elements form runs: a run follows the named element before it, or (at the start of the
+  // configuration) goes before the first named slot. Collected first and placed in one pass, since
+  // inserting one by one was quadratic in the list length.
+  const head: Slot[] = [];
+  const runAfter = new Map<string, Slot[]>();
+  let run = head;
   appliedIds.forEach((id, j) => {
     if (liveAt.has(id)) return;
-    let at: number;
-    if (j === 0) {
-      const first = out.findIndex((s) => s.applied !== undefined);
-      at = first < 0 ? out.length : first;
-    } else {
-      at = out.findIndex((s) => s.applied !== undefined && s.id === appliedIds[j - 1]) + 1;
-    }
-    out.splice(at, 0, { id, applied: j });
+    const previous = appliedIds[j - 1];
+    if (previous !== undefined && liveAt.has(previous)) runAfter.set(previous, (run = []));
+    run.push({ id, applied: j });
   });
-  return out;
+  const merged: Slot[] = [];
+  let headPlaced = head.length === 0;
+  for (const slot of out) {
+    if (!headPlaced && slot.applied !== undefined) {
+      for (const s of head) merged.push(s);
+      headPlaced = true;
+    }
+    merged.push(slot);
+    const following = slot.applied !== undefined ? runAfter.get(slot.id) : undefined;
+    if (following) for (const s of following) merged.push(s);
+  }
+  if (!headPlaced) for (const s of head) merged.push(s);
+  return merged;
 }

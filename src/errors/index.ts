@@ -50,6 +50,36 @@ export interface Status {
   code: number;
 }
 
+/** A value quoted in a message shows at most this many characters (the rest is summarised). */
+export const MAX_QUOTED_CHARS = 256;
+/** Backstop for a whole message: a Status never carries more than this of it. */
+export const MAX_MESSAGE_CHARS = 16 * 1024;
+
+/** `text` itself when short; else its first `max` characters and how many were left out. */
+export function clip(text: string, max = MAX_QUOTED_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...(${text.length - max} more characters)`;
+}
+
+/**
+ * A value as JSON for a message, cut to a few hundred characters: a client's multi-megabyte value is
+ * never echoed back whole. A long string is cut before it is encoded, so it is never copied whole either.
+ */
+export function quote(value: unknown): string {
+  if (typeof value === 'string') {
+    return value.length <= MAX_QUOTED_CHARS
+      ? JSON.stringify(value)
+      : `${JSON.stringify(value.slice(0, MAX_QUOTED_CHARS))}...(${value.length - MAX_QUOTED_CHARS} more characters)`;
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Circular or too deep to encode: say so rather than fail while reporting another failure.
+    return '<value omitted>';
+  }
+  return clip(text ?? 'undefined');
+}
+
 export class StatusError extends Error {
   override readonly name = 'StatusError';
   constructor(
@@ -60,7 +90,7 @@ export class StatusError extends Error {
     /** Extra response headers, e.g. Retry-After. */
     readonly headers?: Record<string, string>,
   ) {
-    super(message);
+    super(clip(message, MAX_MESSAGE_CHARS));
   }
 
   toStatus(): Status {
@@ -135,27 +165,27 @@ export function invalid(t: Target, errors: FieldError[]): StatusError {
 }
 
 function toCause(e: FieldError) {
-  return { reason: e.type, message: e.message, field: e.field };
+  return { reason: e.type, message: clip(e.message, MAX_MESSAGE_CHARS), field: clip(e.field, MAX_MESSAGE_CHARS) };
 }
 
-/** Field error constructors with the reference's cause types and wording. */
+/** Field error constructors with the reference's cause types and wording; quoted values are cut short. */
 export const fieldError = {
   required: (field: string, detail = 'Required value'): FieldError => ({ type: 'FieldValueRequired', field, message: detail }),
   invalid: (field: string, value: unknown, detail: string): FieldError => ({
     type: 'FieldValueInvalid',
     field,
-    message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+    message: `Invalid value: ${quote(value)}: ${detail}`,
   }),
   notSupported: (field: string, value: unknown, allowed: readonly string[]): FieldError => ({
     type: 'FieldValueNotSupported',
     field,
-    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`,
+    message: `Unsupported value: ${quote(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`,
   }),
   forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }),
   duplicate: (field: string, value: unknown): FieldError => ({
     type: 'FieldValueDuplicate',
     field,
-    message: `Duplicate value: ${JSON.stringify(value)}`,
+    message: `Duplicate value: ${quote(value)}`,
   }),
   tooLong: (field: string, max: number): FieldError => ({
     type: 'FieldValueTooLong',
@@ -165,7 +195,7 @@ export const fieldError = {
   typeInvalid: (field: string, value: unknown, detail: string): FieldError => ({
     type: 'FieldValueTypeInvalid',
     field,
-    message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+    message: `Invalid value: ${quote(value)}: ${detail}`,
   }),
 };
 

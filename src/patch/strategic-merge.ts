@@ -10,9 +10,9 @@
  * other `$`-keys are ordinary fields (CRD schemas carry `$ref`, `$schema`). A malformed directive is a
  * 400 BadRequest naming the path; nothing here throws anything but StatusError.
  */
-import { badRequest } from '../errors/index.js';
+import { badRequest, quote } from '../errors/index.js';
 import type { Schema } from '../api/index.js';
-import { cloneJson, hasOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from './json.js';
+import { cloneJson, hasOwn, isJsonObject, setOwn, type JsonObject } from './json.js';
 
 const PATCH = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -102,7 +102,7 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, schema: Schem
     if (directive === 'delete') return DELETED;
     // Replace is merge into nothing: nested directives are still consumed and nulls dropped.
     if (directive === 'replace') return mergeMap(undefined, withoutKey(patch, PATCH), schema, path);
-    if (directive !== 'merge') fail(join(path, PATCH), `unknown directive ${JSON.stringify(directive)}`);
+    if (directive !== 'merge') fail(join(path, PATCH), `unknown directive ${quote(directive)}`);
   }
   const retain = readRetainKeys(patch, path);
   const out: JsonObject = {};
@@ -128,8 +128,12 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, schema: Schem
     if (prefix === DELETE_PREFIX && !v.every((d) => kindOf(d) === 'scalar')) fail(join(path, k), 'values must be primitives');
     (prefix === ORDER_PREFIX ? order : deletions).set(field, v);
   }
+  const named = new Set(fields);
   for (const field of [...order.keys(), ...deletions.keys()]) {
-    if (!hasOwn(patch, field) && !fields.includes(field)) fields.push(field);
+    if (!hasOwn(patch, field) && !named.has(field)) {
+      named.add(field);
+      fields.push(field);
+    }
   }
 
   for (const key of fields) {
@@ -217,11 +221,11 @@ function mergeList(
       if (id === undefined || id === null) fail(itemPath, `does not contain the merge key "${mode.key}"`);
       deleteIds.push(id);
     } else {
-      fail(join(itemPath, PATCH), `unknown directive ${JSON.stringify(directive)}`);
+      fail(join(itemPath, PATCH), `unknown directive ${quote(directive)}`);
     }
   }
-  const dropDeleted = (list: unknown[]) =>
-    deletions ? list.filter((v) => !deletions.some((d) => jsonEqual(d, v))) : list;
+  const deleted = deletions && new Set(deletions.map(idKey));
+  const dropDeleted = (list: unknown[]) => (deleted ? list.filter((v) => !deleted.has(idKey(v))) : list);
 
   if (replace) {
     // Directive-only patches (no list in the patch) still reorder or delete from the original.
@@ -247,8 +251,12 @@ function mergeList(
 
   // Primitive set: deletions leave the original first, then patch values join; duplicates collapse.
   const merged: unknown[] = [];
+  const seen = new Set<string | undefined>();
   for (const v of [...dropDeleted(original), ...items.map((it) => it.value)]) {
-    if (!merged.some((m) => jsonEqual(m, v))) merged.push(cloneJson(v));
+    const k = idKey(v);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    merged.push(cloneJson(v));
   }
   const wanted = order ? orderIds(order, undefined, orderPath) : items.map((it) => it.value);
   return arrange(merged, wanted, original, identity(undefined));
@@ -264,17 +272,26 @@ function mergeMapList(
 ): unknown[] {
   const id = identity(key);
   // `$patch: delete` removes every entry with that key, as the design doc notes.
-  const merged = original.filter((o) => !deleteIds.some((d) => jsonEqual(d, id(o)))).map(cloneJson);
+  const deleted = new Set(deleteIds.map(idKey));
+  const merged = original.filter((o) => !deleted.has(idKey(id(o)))).map(cloneJson);
+  // Where each key sits in `merged` (its first entry), so that matching is not quadratic.
+  const position = firstPositions(merged.map(id));
   for (const it of items) {
     const item = it.value as JsonObject; // kinds were checked by the caller
     if (item[key] === undefined || item[key] === null) fail(it.path, `does not contain the merge key "${key}"`);
     // Later patch items with the same key merge into the result of earlier ones.
-    const at = merged.findIndex((m) => jsonEqual(id(m), item[key]));
+    const itemKey = idKey(item[key]);
+    const at = position.get(itemKey) ?? -1;
     const into = at >= 0 && isJsonObject(merged[at]) ? (merged[at] as JsonObject) : undefined;
     const result = mergeMap(into, item, itemSchema, it.path);
     const value = result === DELETED ? {} : result;
     if (at >= 0) merged[at] = value;
-    else merged.push(value);
+    else {
+      position.set(itemKey, merged.length);
+      merged.push(value);
+    }
+    // An entry emptied by `$patch: delete` has no key left: later items with that key start anew.
+    if (result === DELETED) position.delete(itemKey);
   }
   const wanted = orderedIds ?? items.map((it) => (it.value as JsonObject)[key]);
   return arrange(merged, wanted, original.map(id), id);
@@ -299,7 +316,46 @@ function orderIds(order: unknown[], key: string | undefined, at: string): unknow
   });
 }
 
-const indexIn = (ids: unknown[], id: unknown) => (id === NO_ID ? -1 : ids.findIndex((x) => x !== NO_ID && jsonEqual(x, id)));
+/**
+ * A Map key standing for an identity under RFC equality (what `jsonEqual` compares): primitives by type and
+ * value, maps and lists by their canonical JSON. `undefined` for NO_ID, which equals nothing.
+ */
+function idKey(id: unknown): string | undefined {
+  switch (typeof id) {
+    case 'string':
+      return `s${id}`;
+    case 'number':
+      return `n${id}`;
+    case 'boolean':
+      return `b${id}`;
+    case 'symbol':
+      return undefined;
+    default:
+      return id === null ? 'null' : `j${canonicalJson(id)}`;
+  }
+}
+
+/** JSON with object members sorted, so that equal values (in any member order) have equal text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(v)) {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The index of the first occurrence of each identity. */
+function firstPositions(ids: unknown[]): Map<string | undefined, number> {
+  const at = new Map<string | undefined, number>();
+  ids.forEach((x, i) => {
+    const k = idKey(x);
+    if (k !== undefined && !at.has(k)) at.set(k, i);
+  });
+  return at;
+}
+
+const indexIn = (positions: Map<string | undefined, number>, id: unknown) => (id === NO_ID ? -1 : (positions.get(idKey(id)) ?? -1));
 
 /**
  * Final order, as the reference documents it: items named by the patch (or by `$setElementOrder`) keep the
@@ -308,7 +364,9 @@ const indexIn = (ids: unknown[], id: unknown) => (id === NO_ID ? -1 : ids.findIn
  * new item lands before the server-only items that follow it (the kubectl patch docs show a new container
  * listed first), while an update in place keeps an item's position.
  */
-function arrange(merged: unknown[], wanted: unknown[], serverIds: unknown[], id: (v: unknown) => unknown): unknown[] {
+function arrange(merged: unknown[], wantedIds: unknown[], serverIdList: unknown[], id: (v: unknown) => unknown): unknown[] {
+  const wanted = firstPositions(wantedIds);
+  const serverIds = firstPositions(serverIdList);
   const named: { value: unknown; rank: number }[] = [];
   const rest: unknown[] = [];
   for (const value of merged) {

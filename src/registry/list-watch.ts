@@ -14,6 +14,7 @@ import { isStorageError, type Backend } from '../storage/index.js';
 import { decodeKV } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
+import { beyondAnyRevision, boundedValue, canonicalResourceVersion, parseResourceVersion } from './resource-version.js';
 import { fromStorageError } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 
@@ -60,19 +61,15 @@ export function makeFilter(type: ResourceType, labelSelector = '', fieldSelector
   };
 }
 
-export type ReadMode = { mode: 'latest' } | { mode: 'exact'; revision: number } | { mode: 'notOlderThan'; revision: number };
-
-function parseRV(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-  return Number(rv);
-}
+/** `text`: the client's resourceVersion as messages quote it (exact where `revision` is not, past 2^53). */
+export type ReadMode = { mode: 'latest' } | { mode: 'exact' | 'notOlderThan'; revision: number; text: string };
 
 /** The read semantics of spec 4.5 for lists, with every invalid combination a 400 that says why. */
 export function listReadMode(p: ListParams): ReadMode {
   const rvm = p.resourceVersionMatch;
   const rv = p.resourceVersion;
   if (rvm !== undefined && rvm !== '' && rvm !== 'Exact' && rvm !== 'NotOlderThan') {
-    throw badRequest(`resourceVersionMatch: Unsupported value: "${rvm}": supported values: "Exact", "NotOlderThan"`);
+    throw badRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(boundedValue(rvm))}: supported values: "Exact", "NotOlderThan"`);
   }
   if (rvm && (rv === undefined || rv === '')) {
     throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
@@ -85,17 +82,18 @@ export function listReadMode(p: ListParams): ReadMode {
     return { mode: 'latest' }; // the token carries the revision
   }
   if (rv === undefined || rv === '') return { mode: 'latest' };
-  const n = parseRV(rv);
+  const n = parseResourceVersion(rv);
+  const text = canonicalResourceVersion(rv);
   if (rvm === 'Exact') {
     if (n === 0) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
-    return { mode: 'exact', revision: n };
+    return { mode: 'exact', revision: n, text };
   }
   if (n === 0) return { mode: 'latest' };
-  if (rvm === 'NotOlderThan') return { mode: 'notOlderThan', revision: n };
-  return p.limit ? { mode: 'exact', revision: n } : { mode: 'notOlderThan', revision: n };
+  if (rvm === 'NotOlderThan') return { mode: 'notOlderThan', revision: n, text };
+  return { mode: p.limit ? 'exact' : 'notOlderThan', revision: n, text };
 }
 
-const tooLarge = (rv: number) =>
+const tooLarge = (rv: number | string) =>
   timeout(`Too large resource version: ${rv}, current: unknown; the server has not yet observed that revision`, 1);
 
 export async function listObjects(type: ResourceType, backend: Backend, namespace: string | undefined, p: ListParams): Promise<ListResult> {
@@ -104,6 +102,8 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
   const mode = listReadMode(p);
   let revision: number | undefined;
   let start: string | undefined;
+  // A store cannot hold a revision past 2^53: such a value is in the future without asking it.
+  if (mode.mode !== 'latest' && beyondAnyRevision(mode.revision)) throw tooLarge(mode.text);
   if (p.continue) {
     const token = decodeContinue(p.continue, prefix);
     revision = token.rv;
@@ -112,7 +112,7 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
     revision = mode.revision;
   } else if (mode.mode === 'notOlderThan') {
     const current = await backend.currentRevision().catch(fromStorageError);
-    if (mode.revision > current) throw tooLarge(mode.revision);
+    if (mode.revision > current) throw tooLarge(mode.text);
   }
   const limit = p.limit && p.limit > 0 ? p.limit : 0;
   const items: ApiObject[] = [];
@@ -125,7 +125,7 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
       page = await backend.list(prefix, { ...(revision ? { revision } : {}), ...(start ? { startKey: start } : {}), limit: want });
     } catch (e) {
       if (isStorageError(e, 'Compacted') && p.continue) throw continueExpired();
-      if (isStorageError(e, 'FutureRevision')) throw tooLarge(revision ?? 0);
+      if (isStorageError(e, 'FutureRevision')) throw tooLarge(mode.mode !== 'latest' ? mode.text : (revision ?? 0));
       return fromStorageError(e);
     }
     revision = page.revision;

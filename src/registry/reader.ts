@@ -7,6 +7,7 @@ import { decodeFromStorage, objectJson } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
 import { listObjects, listReadMode, makeFilter, type Filter, type ListParams } from './list-watch.js';
+import { beyondAnyRevision } from './resource-version.js';
 import { fromStorageError, tooLargeRV } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 
@@ -53,13 +54,15 @@ export class ResourceReader {
    * Whether the cache can answer a read that must be at least as new as `revision` (a resourceVersion from
    * the client). Waits for it where the feed reports progress (504 past the wait: the revision is in the
    * future); without progress notifications the cache may legitimately lag, so false sends the read to
-   * storage, which answers with its latest state or the 504.
+   * storage, which answers with its latest state or the 504. `text` is the client's value for the message.
    */
-  async reached(revision: number): Promise<boolean> {
+  async reached(revision: number, text = String(revision)): Promise<boolean> {
     await this.cacher.ready;
     if (this.cacher.revision >= revision) return true;
+    // Past 2^53 no store's revision can get there (and storage must not be asked for it): 504 at once.
+    if (beyondAnyRevision(revision)) throw tooLargeRV(text, this.cacher.revision);
     if (!this.cacher.progressNotified) return false;
-    if (!(await this.cacher.waitFor(revision, this.opts.waitMs))) throw tooLargeRV(revision, this.cacher.revision);
+    if (!(await this.cacher.waitFor(revision, this.opts.waitMs))) throw tooLargeRV(text, this.cacher.revision);
     return true;
   }
 
@@ -81,7 +84,7 @@ export class ResourceReader {
       if (p.resourceVersion === '0') await this.cacher.ready;
       else if (!(await this.consistent())) return this.fromStorage(namespace, p);
     } else if (mode.mode === 'notOlderThan') {
-      if (!(await this.reached(mode.revision))) return this.fromStorage(namespace, p);
+      if (!(await this.reached(mode.revision, mode.text))) return this.fromStorage(namespace, p);
     } else {
       await this.cacher.ready;
       if (mode.revision !== this.cacher.revision) return this.fromStorage(namespace, p);

@@ -20,7 +20,10 @@ export function fromStorageError(e: unknown): never {
   throw e;
 }
 
-/** A resourceVersion the server has not observed yet (spec 4.5): 504 with Retry-After, as the reference. */
-export function tooLargeRV(requested: number, current: number) {
+/**
+ * A resourceVersion the server has not observed yet (spec 4.5): 504 with Retry-After, as the reference.
+ * `requested` may be the client's text: a value past 2^53 has no exact number.
+ */
+export function tooLargeRV(requested: number | string, current: number) {
   return timeout(`Too large resource version: ${requested}, current: ${current}`, 1);
 }

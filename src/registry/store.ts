@@ -3,17 +3,20 @@ import { apiVersionOf, isObject } from '../api/types.js';
 import {
   alreadyExists,
   badRequest,
+  clip,
   conflict,
   fieldError,
   forbidden,
   invalid,
   notFound,
+  tooLarge,
   type FieldError,
   type Target,
 } from '../errors/index.js';
 import { apply, recordUpdate } from '../apply/index.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, cloneJson, JSON_PATCH, jsonEqual, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../patch/index.js';
 import { isStorageError, type Backend, type KeyValue } from '../storage/index.js';
+import { MAX_REQUEST_BYTES } from '../encoding/limits.js';
 import { decodeKV, encodeForStorage } from './codec.js';
 import { itemKey } from './keys.js';
 import { generateName, initCreateMeta, keepServerMeta, metaOf, nowTimestamp } from './object-meta.js';
@@ -128,7 +131,7 @@ export class GenericStore {
     if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
       try {
-        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), encodeForStorage(t, obj));
+        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), this.encodeBounded(obj));
         if (reservation) await reservation.commit();
         return { kv };
       } catch (e) {
@@ -148,7 +151,7 @@ export class GenericStore {
     const meta = metaOf(obj);
     if (meta.name === undefined || meta.name === '') meta.name = name;
     if (meta.name !== name) {
-      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+      throw badRequest(`the name of the object (${clip(String(meta.name))}) does not match the name on the URL (${clip(name)})`);
     }
     const wantRV = meta.resourceVersion;
     for (let attempt = 0; ; attempt++) {
@@ -267,7 +270,7 @@ export class GenericStore {
     const meta = metaOf(applied);
     if (meta.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
     if (meta.name === undefined || meta.name === '') meta.name = name;
-    if (meta.name !== name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    if (meta.name !== name) throw badRequest(`the name of the object (${clip(String(meta.name))}) does not match the name on the URL (${clip(name)})`);
     const apiVersion = apiVersionOf(t.group, t.version);
     const ignoreStatus = t.subresources.includes('status') && opts.subresource !== 'status';
     for (let attempt = 0; ; attempt++) {
@@ -320,6 +323,19 @@ export class GenericStore {
     else delete m.managedFields;
   }
 
+  /**
+   * The stored form of a created or updated object, refused (413) past the request body limit: whatever
+   * built it (a patch, apply, defaulting), no write stores more than a client could send. Deletion's own
+   * write (deletionTimestamp) is not held to it, so an object can always be deleted.
+   */
+  private encodeBounded(obj: ApiObject): Uint8Array {
+    const bytes = encodeForStorage(this.type, obj);
+    if (bytes.length > MAX_REQUEST_BYTES) {
+      throw tooLarge(`Request entity too large: the object is too large to store: ${bytes.length} bytes, the limit is ${MAX_REQUEST_BYTES} bytes`);
+    }
+    return bytes;
+  }
+
   private checkFieldsOf(obj: ApiObject, opts: WriteOptions): ApiObject {
     return opts.checkFields ? opts.checkFields(obj) : obj;
   }
@@ -368,7 +384,7 @@ export class GenericStore {
         await t.allocations?.release(this.deps.backend, old);
         return obj;
       }
-      const kv = await this.deps.backend.update(cur.key, encodeForStorage(t, obj), cur.modRevision);
+      const kv = await this.deps.backend.update(cur.key, this.encodeBounded(obj), cur.modRevision);
       if (reservation) await reservation.commit();
       return decodeKV(t, kv);
     } catch (e) {
@@ -384,10 +400,10 @@ export class GenericStore {
     const t = this.type;
     const want = apiVersionOf(t.group, t.version);
     if (obj.kind !== undefined && obj.kind !== t.kind) {
-      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${t.kind}) of ${t.plural}`);
+      throw badRequest(`the kind in the data (${clip(String(obj.kind))}) does not match the expected kind (${t.kind}) of ${t.plural}`);
     }
     if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+      throw badRequest(`the API version in the data (${clip(String(obj.apiVersion))}) does not match the expected API version (${want})`);
     }
     obj.apiVersion = want;
     obj.kind = t.kind;

@@ -6,6 +6,7 @@ import { objectJson } from './codec.js';
 import { collectionPrefix } from './keys.js';
 import { makeFilter, type Filter } from './list-watch.js';
 import type { ResourceReader } from './reader.js';
+import { beyondAnyRevision, canonicalResourceVersion, parseResourceVersion } from './resource-version.js';
 import { tooLargeRV } from './storage-errors.js';
 import type { ResourceType } from './types.js';
 
@@ -41,9 +42,7 @@ export function checkWatchRequest(r: WatchRequest): void {
   } else if (r.resourceVersionMatch) {
     throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   }
-  if (r.resourceVersion && !/^\d+$/.test(r.resourceVersion)) {
-    throw badRequest(`resourceVersion: Invalid value: "${r.resourceVersion}": must be a non-negative integer`);
-  }
+  if (r.resourceVersion) parseResourceVersion(r.resourceVersion);
 }
 
 /**
@@ -62,26 +61,36 @@ export async function* watchFromCache(
   const prefix = collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined);
   const cacher = reader.cacher;
   const rv = r.resourceVersion ?? '';
-  const initial = r.sendInitialEvents === true || rv === '' || rv === '0';
+  const from = rv === '' ? 0 : parseResourceVersion(rv);
+  const initial = r.sendInitialEvents === true || from === 0;
   await cacher.ready;
   if (rv === '') await reader.consistent();
-  if (rv !== '' && rv !== '0' && r.sendInitialEvents) {
-    if (!(await cacher.waitFor(Number(rv), r.timeoutMs))) throw tooLargeRV(Number(rv), cacher.revision);
+  if (from !== 0 && r.sendInitialEvents) {
+    const ok = !beyondAnyRevision(from) && (await cacher.waitFor(from, r.timeoutMs));
+    if (!ok) throw tooLargeRV(canonicalResourceVersion(rv), cacher.revision);
   }
 
   const queue: Buffer[] = [];
   let head = 0;
   let ended = false;
   let wake: (() => void) | undefined;
-  const push = (b: Buffer) => {
-    if (ended) return;
-    if (queue.length - head >= r.maxQueue) ended = true; // too slow: end it rather than slow anyone down
-    else queue.push(b);
+  const wakeUp = () => {
     const w = wake;
     wake = undefined;
     w?.();
   };
-  const bookmark = (revision: number, endOfInitial = false) =>
+  const push = (b: Buffer) => {
+    if (ended) return;
+    if (queue.length - head >= r.maxQueue) ended = true; // too slow: end it rather than slow anyone down
+    else queue.push(b);
+    wakeUp();
+  };
+  // Ending must wake the loop even with nothing queued (a quiet watch at its timeout).
+  const finish = () => {
+    ended = true;
+    wakeUp();
+  };
+  const bookmark = (revision: number | string, endOfInitial = false) =>
     Buffer.from(
       `${JSON.stringify({
         type: 'BOOKMARK',
@@ -102,7 +111,6 @@ export async function* watchFromCache(
     }
     if (r.sendInitialEvents) push(bookmark(after, true));
   } else {
-    const from = Number(rv);
     if (from < cacher.oldestResumable) {
       yield errorLine(from, cacher.oldestResumable);
       return;
@@ -110,10 +118,7 @@ export async function* watchFromCache(
     after = from;
     for (const e of cacher.eventsSince(from) ?? []) onEvent(e);
   }
-  const unsubscribe = cacher.subscribe(onEvent, () => {
-    ended = true;
-    push(Buffer.alloc(0));
-  });
+  const unsubscribe = cacher.subscribe(onEvent, finish);
 
   function onEvent(e: CacheEvent): void {
     if (e.revision <= after || !e.key.startsWith(prefix)) return;
@@ -122,18 +127,19 @@ export async function* watchFromCache(
   }
 
   const timers: NodeJS.Timeout[] = [];
-  const onAbort = () => push(Buffer.alloc(0));
+  const onAbort = wakeUp;
   signal.addEventListener('abort', onAbort, { once: true });
+  // A watch from a future resourceVersion resumes from there, quoted as the client sent it (exact past 2^53).
+  const resumeAt = () => (cacher.revision >= after ? cacher.revision : canonicalResourceVersion(rv));
   timers.push(
     setTimeout(() => {
       // Just before the server closes the watch, a bookmark tells the client where to resume.
-      if (r.allowWatchBookmarks) push(bookmark(cacher.revision));
-      ended = true;
-      push(Buffer.alloc(0));
+      if (r.allowWatchBookmarks) push(bookmark(resumeAt()));
+      finish();
     }, r.timeoutMs),
   );
   if (r.allowWatchBookmarks && r.bookmarkIntervalMs > 0) {
-    timers.push(setInterval(() => push(bookmark(Math.max(cacher.revision, after))), r.bookmarkIntervalMs));
+    timers.push(setInterval(() => push(bookmark(resumeAt())), r.bookmarkIntervalMs));
   }
   try {
     for (;;) {

@@ -12,6 +12,7 @@ import type { Registry } from '../../registry/index.js';
 import { componentStatusObject, type ProbeResult } from '../../registry/resources/core-extra/index.js';
 import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
 import { header, sendBytes } from '../http.js';
+import { warningHeaderValues } from '../warning-header.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
 import type { ResourceContext } from './resource.js';
 
@@ -90,7 +91,7 @@ export async function serveComponentStatuses(ctx: ResourceContext, respond: (cod
   ctx.warnings = warning ? [warning] : [];
   const rep = negotiateWithTables(header(ctx.req, 'accept'), [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE]);
   if (rep.as) {
-    if (warning) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(warning)}`);
+    if (warning) ctx.res.setHeader('Warning', warningHeaderValues([warning]));
     // Tables have no protobuf form here: JSON, as for stored types.
     const media = rep.mediaType === PROTOBUF_MEDIA_TYPE ? JSON_MEDIA : rep.mediaType;
     const table = withoutAge(tableFor(type, rep, items, ctx.query) as Record<string, unknown>);

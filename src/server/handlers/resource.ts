@@ -5,8 +5,10 @@ import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsup
 import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
+import { canonicalResourceVersion, parseResourceVersion } from '../../registry/resource-version.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
+import { warningHeaderValues } from '../warning-header.js';
 import { isVirtual, serveVirtual } from './virtual.js';
 import { coreExtraHandler, ephemeralContainersStore, isStreamingSubresource } from './core-extra.js';
 import { fieldChecker, fieldManagerOf, fieldValidationOf, patchOptionsOf } from './write-options.js';
@@ -83,7 +85,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   }
   // Deprecated APIs warn on every request (spec 7); set now, as get, list and watch write their own headers.
   const deprecation = deprecationOf(t.group, t.version, t.plural);
-  if (deprecation) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(deprecation.warning)}`);
+  if (deprecation) ctx.res.setHeader('Warning', warningHeaderValues([deprecation.warning]));
   ctx.response = negotiateResponse(ctx.req, info.verb);
   const dryRun = parseDryRun(query);
   if (info.subresource === 'scale' && t.scale && info.name) {
@@ -163,15 +165,15 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
 async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
   const t = store.type;
   const rv = ctx.query.get('resourceVersion') ?? '';
-  if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+  const atLeast = rv === '' ? 0 : parseResourceVersion(rv);
   const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
   let value: Uint8Array;
   let revision: number;
   const reader = ctx.registry.reader(t);
   await reader.cacher.ready;
-  const fromCache = rv === '' ? await reader.consistent() : rv === '0' || (await reader.reached(Number(rv)));
+  const fromCache = rv === '' ? await reader.consistent() : atLeast === 0 || (await reader.reached(atLeast, canonicalResourceVersion(rv)));
   if (!fromCache) {
-    const kv = await store.getKV(namespace, ctx.info.name, rv === '' ? undefined : Number(rv));
+    const kv = await store.getKV(namespace, ctx.info.name, rv === '' ? undefined : atLeast);
     value = kv.value;
     revision = kv.modRevision;
   } else {
@@ -226,8 +228,10 @@ function respondStored(ctx: ResourceContext, code: number, t: GenericStore['type
   sendBytes(ctx.res, code, JSON_MEDIA, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : objectJson(t, value, revision));
 }
 
+/** Escaped and bounded (warning-header.ts): it cannot throw, so a stored write is never answered with a 500. */
 function warningHeader(ctx: { res: Res; warnings?: string[] }): void {
-  if (ctx.warnings && ctx.warnings.length > 0) ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  const lines = ctx.warnings && ctx.warnings.length > 0 ? warningHeaderValues(ctx.warnings) : [];
+  if (lines.length > 0) ctx.res.setHeader('Warning', lines);
 }
 
 /** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */

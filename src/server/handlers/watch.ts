@@ -3,9 +3,10 @@ import { encodeWatchEventProtobuf, JSON_MEDIA, type Representation } from '../..
 import type { ApiObject } from '../../api/types.js';
 import type { ResourceType } from '../../registry/index.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
-import { badRequest, notAcceptable } from '../../errors/index.js';
+import { notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
+import { invalidParameter } from '../../registry/resource-version.js';
 import { drained, header } from '../http.js';
 import type { ResourceContext } from './resource.js';
 
@@ -16,7 +17,28 @@ function flag(q: URLSearchParams, name: string): boolean | undefined {
   if (v === null) return undefined;
   if (v === 'true' || v === '1' || v === '') return true;
   if (v === 'false' || v === '0') return false;
-  throw badRequest(`${name}: Invalid value: "${v}": must be true or false`);
+  throw invalidParameter(name, v, 'must be true or false');
+}
+
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires at once, with a warning. */
+export const MAX_WATCH_TIMEOUT_MS = 2 ** 31 - 1;
+const INT64_MAX = 9223372036854775807n;
+
+/**
+ * How long a watch stays open: `timeoutSeconds` when given and non-zero, else a random length between one and
+ * two minimum request timeouts (so clients do not reconnect in one storm); capped to what a timer can hold.
+ * Negative, fractional or non-numeric values (and any past int64, which the reference cannot parse) are 400.
+ */
+export function watchTimeoutMs(raw: string | null, minTimeoutSeconds: number, random: () => number = Math.random): number {
+  if (raw !== null) {
+    if (!/^\d+$/.test(raw)) throw invalidParameter('timeoutSeconds', raw, 'must be a non-negative integer');
+    const digits = raw.replace(/^0+(?=\d)/, '');
+    if (digits.length > 19 || (digits.length === 19 && BigInt(digits) > INT64_MAX)) {
+      throw invalidParameter('timeoutSeconds', raw, `value out of range: must be at most ${INT64_MAX}`);
+    }
+  }
+  const seconds = raw !== null && Number(raw) > 0 ? Number(raw) : minTimeoutSeconds * (1 + random());
+  return Math.min(seconds * 1000, MAX_WATCH_TIMEOUT_MS);
 }
 
 /**
@@ -38,10 +60,6 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     throw notAcceptable('watch streams are served as application/json only; YAML is not a streaming format');
   }
   const q = ctx.query;
-  const timeoutRaw = q.get('timeoutSeconds');
-  if (timeoutRaw !== null && !/^\d+$/.test(timeoutRaw)) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutRaw}": must be a non-negative integer`);
-  const min = ctx.watch.minTimeoutSeconds;
-  const seconds = timeoutRaw !== null && Number(timeoutRaw) > 0 ? Number(timeoutRaw) : min * (1 + Math.random());
   const fieldSelector = q.get('fieldSelector') ?? '';
   const sendInitialEvents = flag(q, 'sendInitialEvents');
   const request: WatchRequest = {
@@ -52,7 +70,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     allowWatchBookmarks: flag(q, 'allowWatchBookmarks') ?? false,
     ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
     watchListEnabled: ctx.features.watchList,
-    timeoutMs: seconds * 1000,
+    timeoutMs: watchTimeoutMs(q.get('timeoutSeconds'), ctx.watch.minTimeoutSeconds),
     bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs,
     maxQueue: ctx.watch.maxQueue,
   };
