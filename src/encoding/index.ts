@@ -4,3 +4,4 @@ export * from './table.js';
 export * from './unknown-fields.js';
 export * from './duplicate-fields.js';
 export { decodeProtobuf, encodeProtobuf, encodeWatchEventProtobuf, supportsProtobuf } from './protobuf/index.js';
+export { jsonStringEnd } from './limits.js';

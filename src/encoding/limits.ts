@@ -35,7 +35,7 @@ export function jsonNestingExceeds(text: Uint8Array, max: number): boolean {
   for (let i = 0; i < n; i++) {
     const c = text[i];
     if (c === QUOTE) {
-      i = stringEnd(text, i);
+      i = jsonStringEnd(text, i);
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
@@ -45,8 +45,8 @@ export function jsonNestingExceeds(text: Uint8Array, max: number): boolean {
   return false;
 }
 
-/** Index of the quote that closes the string opened at `start` (or the end of the text). */
-function stringEnd(text: Uint8Array, start: number): number {
+/** Index of the quote that closes the JSON string opened at `start` (or the end of the text). */
+export function jsonStringEnd(text: Uint8Array, start: number): number {
   let i = start + 1;
   for (;;) {
     const q = text.indexOf(QUOTE, i);

@@ -1,4 +1,5 @@
 import type { ApiObject } from '../api/types.js';
+import { jsonStringEnd } from '../encoding/index.js';
 import { apiVersionOf } from '../api/types.js';
 import { setOwn } from '../patch/index.js';
 import type { KeyValue } from '../storage/index.js';
@@ -62,7 +63,6 @@ export function objectJson(type: ResourceType, value: Uint8Array, revision: numb
 /** Labels of a stored object (the watch cache keeps them for label selectors). */
 const LABELS = Buffer.from('"labels":');
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const isOpen = (c: number) => c === 0x7b || c === 0x5b; // { [
 const isClose = (c: number) => c === 0x7d || c === 0x5d; // } ]
 
@@ -99,7 +99,7 @@ function depthAt(buf: Buffer, from: number, to: number): number {
   for (let i = from; i < to; i++) {
     const c = buf[i]!;
     if (c === QUOTE) {
-      i = stringEnd(buf, i);
+      i = jsonStringEnd(buf, i);
       if (i >= to) return -1;
     } else if (isOpen(c)) depth++;
     else if (isClose(c) && --depth === 0) return 0;
@@ -107,24 +107,13 @@ function depthAt(buf: Buffer, from: number, to: number): number {
   return depth;
 }
 
-/** Index of the quote that closes the string opened at `i` (found natively; escapes are checked backwards). */
-function stringEnd(buf: Buffer, i: number): number {
-  for (let from = i + 1; ; ) {
-    const q = buf.indexOf(QUOTE, from);
-    if (q < 0) return buf.length;
-    let slashes = 0;
-    for (let b = q - 1; b > i && buf[b] === BACKSLASH; b--) slashes++;
-    if (slashes % 2 === 0) return q;
-    from = q + 1;
-  }
-}
 
 /** Index of the `}` that closes the object opened at `i`, or -1. */
 function closingOf(buf: Buffer, i: number): number {
   let depth = 0;
   for (let j = i; j < buf.length; j++) {
     const c = buf[j]!;
-    if (c === QUOTE) j = stringEnd(buf, j);
+    if (c === QUOTE) j = jsonStringEnd(buf, j);
     else if (isOpen(c)) depth++;
     else if (isClose(c) && --depth === 0) return j;
   }
