@@ -35,10 +35,6 @@ export function definitionViewOf(s: Schema): { name: string; extras: Record<stri
   return views.get(s);
 }
 
-/** Whether the reference data has a definition of this name. */
-export function hasDefinition(name: string): boolean {
-  return Object.hasOwn(DEFINITIONS, name);
-}
 
 /** The resolved schema of a definition; throws for an unknown name (a generator or wiring bug). */
 export function definitionSchema(name: string): Schema {

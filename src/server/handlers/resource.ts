@@ -1,8 +1,8 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
-import { decodeBody, encode, JSON_MEDIA, mediaTypeOf, negotiate, YAML_MEDIA, type Representation } from '../../encoding/index.js';
-import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage, unsupportedMediaType } from '../../errors/index.js';
-import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
+import { decodeBody, encode, JSON_MEDIA, negotiate, YAML_MEDIA, type Representation } from '../../encoding/index.js';
+import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
+import { APPLY_PATCH_YAML } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
 import { canonicalResourceVersion, parseResourceVersion } from '../../registry/resource-version.js';
@@ -11,7 +11,7 @@ import type { RequestInfo } from '../request-info.js';
 import { warningHeaderValues } from '../warning-header.js';
 import { isVirtual, serveVirtual } from './virtual.js';
 import { coreExtraHandler, ephemeralContainersStore, isStreamingSubresource } from './core-extra.js';
-import { fieldChecker, fieldManagerOf, fieldValidationOf, patchOptionsOf } from './write-options.js';
+import { fieldChecker, fieldManagerOf, fieldValidationOf, patchMediaType, patchOptionsOf } from './write-options.js';
 import { gzipWhenLarge, maybeGzip } from '../compression.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
 import { serveWatch } from './watch.js';
@@ -262,12 +262,6 @@ function attributesFor(ctx: ResourceContext): Attributes {
   return { user: ctx.user, verb: i.verb, isResourceRequest: true, path: i.path, apiGroup: i.apiGroup, apiVersion: i.apiVersion, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name };
 }
 
-function patchMediaType(contentType: string | undefined): string {
-  if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
-  const media = mediaTypeOf(contentType);
-  if (media === JSON_PATCH || media === MERGE_PATCH || media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) return media;
-  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${STRATEGIC_MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
-}
 
 export function listParams(q: URLSearchParams) {
   const limitRaw = q.get('limit');

@@ -6,23 +6,18 @@
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import { decodeBody } from '../../encoding/index.js';
-import { badRequest, conflict, fieldError, invalid, methodNotAllowed } from '../../errors/index.js';
-import { APPLY_PATCH_YAML, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
+import { conflict, fieldError, invalid, methodNotAllowed } from '../../errors/index.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, JSON_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { definitionSchema } from '../../registry/reference-schema.js';
+import { pathValue } from '../../registry/schema.js';
 import type { ScaleRules } from '../../registry/types.js';
 import { header, readBody } from '../http.js';
-import { fieldManagerOf } from './write-options.js';
+import { fieldManagerOf, patchMediaType, patchOptionsOf } from './write-options.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 const INT32_MAX = 2 ** 31 - 1;
-const PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH_YAML];
 
-function at(o: unknown, path: string): unknown {
-  let cur = o;
-  for (const k of path.split('.')) cur = isObject(cur) ? cur[k] : undefined;
-  return cur;
-}
 
 function setAt(o: ApiObject, path: string, v: unknown): void {
   const keys = path.split('.');
@@ -37,8 +32,8 @@ function setAt(o: ApiObject, path: string, v: unknown): void {
 /** The Scale view of a parent object (pure). */
 export function scaleOf(parent: ApiObject, rules: ScaleRules): ApiObject {
   const meta = parent.metadata ?? {};
-  const spec = at(parent, rules.specReplicasPath);
-  const status = at(parent, rules.statusReplicasPath);
+  const spec = pathValue(parent, rules.specReplicasPath);
+  const status = pathValue(parent, rules.statusReplicasPath);
   const selector = rules.selector(parent);
   return {
     kind: 'Scale',
@@ -57,7 +52,7 @@ export function scaleOf(parent: ApiObject, rules: ScaleRules): ApiObject {
 
 /** Field errors of a Scale written by a client (the reference's Scale validation). */
 export function validateScale(scale: unknown): ReturnType<typeof fieldError.invalid>[] {
-  const r = at(scale, 'spec.replicas');
+  const r = pathValue(scale as ApiObject, 'spec.replicas');
   if (r === undefined || r === null) return [];
   if (typeof r !== 'number' || !Number.isInteger(r) || r > INT32_MAX) return [fieldError.invalid('spec.replicas', r, 'must be an integer')];
   if (r < 0) return [fieldError.invalid('spec.replicas', r, 'must be greater than or equal to 0')];
@@ -79,12 +74,10 @@ export async function serveScale(store: GenericStore, rules: ScaleRules, namespa
   const target = { group: 'autoscaling', kind: 'Scale', name };
   if (r.method === 'GET' || r.method === 'HEAD') return scaleOf(await store.get(namespace, name), rules);
   if (r.method !== 'PUT' && r.method !== 'PATCH') throw methodNotAllowed(r.method, 'scale');
-  const contentType = header(r.req, 'content-type');
-  const raw = await readBody(r.req);
-  const patchType = r.method === 'PATCH' ? (contentType ?? '').split(';')[0]!.trim().toLowerCase() : undefined;
-  if (patchType !== undefined && !PATCH_TYPES.includes(patchType)) throw badRequest(`the patch type ${patchType || '(none)'} is not supported for scale`);
-  const body = decodeBody(patchType ?? contentType, raw, patchType ? [patchType] : undefined);
-  if (patchType === APPLY_PATCH_YAML && !r.query.get('fieldManager')) throw invalid(target, [fieldError.required('fieldManager', 'is required for apply patch')]);
+  const patchType = r.method === 'PATCH' ? patchMediaType(header(r.req, 'content-type')) : undefined;
+  // The same write options as a write of the parent: a patch's, or an update's.
+  const fieldManager = patchType ? patchOptionsOf(r.query, patchType, header(r.req, 'user-agent')).fieldManager : fieldManagerOf(r.query, header(r.req, 'user-agent'), 'UpdateOptions');
+  const body = decodeBody(patchType ?? header(r.req, 'content-type'), await readBody(r.req), patchType ? [patchType] : undefined);
   for (let attempt = 0; attempt < 8; attempt++) {
     const parent = await store.get(namespace, name);
     const current = scaleOf(parent, rules);
@@ -95,19 +88,16 @@ export async function serveScale(store: GenericStore, rules: ScaleRules, namespa
     else next = applyMergePatch(current, body);
     const errs = validateScale(next);
     if (errs.length > 0) throw invalid(target, errs);
-    const wantRV = at(next, 'metadata.resourceVersion');
+    const wantRV = pathValue(next as ApiObject, 'metadata.resourceVersion');
     // A PUT with a resourceVersion is a precondition on the parent, as for any update.
     if (typeof wantRV === 'string' && wantRV !== '' && wantRV !== parent.metadata?.resourceVersion) {
       throw conflict({ group: store.type.group, kind: store.type.kind, resource: store.type.plural, name }, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const replicas = at(next, 'spec.replicas');
+    const replicas = pathValue(next as ApiObject, 'spec.replicas');
     const updated = structuredClone(parent);
     setAt(updated, rules.specReplicasPath, typeof replicas === 'number' ? replicas : 0);
     try {
-      const { object } = await store.update(namespace, name, updated, {
-        dryRun: r.dryRun,
-        fieldManager: fieldManagerOf(r.query, header(r.req, 'user-agent')),
-      });
+      const { object } = await store.update(namespace, name, updated, { dryRun: r.dryRun, fieldManager });
       return scaleOf(object, rules);
     } catch (e) {
       // Someone else changed the parent between our read and write: a client that sent no resourceVersion

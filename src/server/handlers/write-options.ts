@@ -11,8 +11,8 @@ import {
   warningFor,
   YAML_MEDIA,
 } from '../../encoding/index.js';
-import { badRequest, fieldError, invalid, StatusError, type FieldError } from '../../errors/index.js';
-import { APPLY_PATCH_YAML } from '../../patch/index.js';
+import { badRequest, fieldError, invalid, StatusError, unsupportedMediaType, type FieldError } from '../../errors/index.js';
+import { APPLY_PATCH_YAML, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../patch/index.js';
 import type { ResourceType } from '../../registry/index.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -115,4 +115,12 @@ export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Bu
     }
     return unknown.length > 0 ? pruneUnknownFields(obj, type.schema) : obj;
   };
+}
+
+/** The patch type a PATCH names in its Content-Type (415 for any other). */
+export function patchMediaType(contentType: string | undefined): string {
+  if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
+  const media = mediaTypeOf(contentType);
+  if (media === JSON_PATCH || media === MERGE_PATCH || media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) return media;
+  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${STRATEGIC_MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
 }

@@ -1,7 +1,7 @@
 /** core/v1 Endpoints: the addresses and ports that implement a service, usually written by a controller. */
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
-import { column, int32, obj, str } from '../../schema.js';
+import { column } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isDNS1123Label, isDNS1123Subdomain, isIP, isValidPortNum } from '../../validation/index.js';
@@ -9,41 +9,6 @@ import { PROTOCOLS } from '../pods/ports.js';
 import { eachObject, oneOf } from '../pods/validation.js';
 
 type Obj = Record<string, unknown>;
-
-const objectReference = obj(
-  {
-    apiVersion: str('API version of the referent.'),
-    kind: str('Kind of the referent.'),
-    name: str('Name of the referent.'),
-    namespace: str('Namespace of the referent.'),
-    uid: str('UID of the referent.'),
-    resourceVersion: str('Specific resourceVersion to which this reference is made, if any.'),
-    fieldPath: str('If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.'),
-  },
-  'Reference to object providing the endpoint.',
-);
-
-const endpointAddress = obj(
-  {
-    ip: str('The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).'),
-    hostname: str('The Hostname of this endpoint'),
-    nodeName: str('Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.'),
-    targetRef: objectReference,
-  },
-  'EndpointAddress is a tuple that describes single IP address.',
-  ['ip'],
-);
-
-const endpointPort = obj(
-  {
-    name: str('The name of this port. This must match the \'name\' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.'),
-    port: int32('The port number of the endpoint.'),
-    protocol: str('The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.', { enum: ['SCTP', 'TCP', 'UDP'] }),
-    appProtocol: str('The application protocol for this port.'),
-  },
-  'EndpointPort is a tuple that describes a single port.',
-  ['port'],
-);
 
 const atomic = { 'x-kubernetes-list-type': 'atomic' } as const;
 

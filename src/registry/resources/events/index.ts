@@ -7,11 +7,11 @@ import type { ResourceType, Strategy } from '../../types.js';
 import { coreToV1, v1ToCore } from './convert.js';
 import { formatMicroTime, formatTime, normalizeTimestamps } from './fields.js';
 import { definitionSchema } from '../../reference-schema.js';
+import { coreEventColumns, coreEventFields, convertedColumns, v1EventFields } from './table.js';
+import { validateCoreEvent, validateV1Event, validateV1EventUpdate } from './validation.js';
 
 const coreEventSchema = definitionSchema('api.core.v1.Event');
 const v1EventSchema = definitionSchema('api.events.v1.Event');
-import { coreEventColumns, coreEventFields, convertedColumns, v1EventFields } from './table.js';
-import { validateCoreEvent, validateV1Event, validateV1EventUpdate } from './validation.js';
 
 export { coreToV1, v1ToCore } from './convert.js';
 

@@ -5,7 +5,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from '../../../api/naming.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
-import { column, obj, pathValue, str, time } from '../../schema.js';
+import { column, pathValue } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
 import { isQualifiedName } from '../../validation/index.js';
@@ -13,18 +13,6 @@ import { metadataForStatusWrite } from '../../object-meta.js';
 
 /** Finalizer names without a `/` prefix must be one of the reference's standard names. */
 const STANDARD_FINALIZERS = new Set([NAMESPACE_FINALIZER, 'orphan', 'foregroundDeletion']);
-
-const namespaceCondition = obj(
-  {
-    type: str('Type of namespace controller condition.'),
-    status: str('Status of the condition, one of True, False, Unknown.'),
-    lastTransitionTime: time('Last time the condition transitioned from one status to another.'),
-    reason: str('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
-    message: str('Human-readable message indicating details about last transition.'),
-  },
-  'NamespaceCondition contains details about state of namespace.',
-  ['type', 'status'],
-);
 
 const schema = definitionSchema('api.core.v1.Namespace');
 

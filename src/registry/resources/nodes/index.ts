@@ -8,9 +8,9 @@ import { column } from '../../schema.js';
 import type { ResourceType } from '../../types.js';
 import { isLabelValue, isQualifiedName, optionalBoolean } from '../../validation/index.js';
 import { definitionSchema } from '../../reference-schema.js';
+import { metadataForStatusWrite } from '../../object-meta.js';
 
 const nodeSchema = definitionSchema('api.core.v1.Node');
-import { metadataForStatusWrite } from '../../object-meta.js';
 
 type Obj = Record<string, unknown>;
 
@@ -118,7 +118,6 @@ function roles(o: ApiObject): string {
 const address = (o: ApiObject, type: string) =>
   text(objects(rec(o.status).addresses).find((a) => a.type === type)?.address) || '<none>';
 const info = (o: ApiObject, key: string) => text(rec(rec(o.status).nodeInfo)[key]) || '<unknown>';
-
 
 export const nodes: ResourceType = {
   group: '',

@@ -3,11 +3,11 @@ import { isObject, type ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { applyPodDefaults, initialPodStatus } from './defaults.js';
 import { definitionSchema } from '../../reference-schema.js';
-
-const podSchema = definitionSchema('api.core.v1.Pod');
 import { podColumns } from './table.js';
 import { validatePodUpdate } from './update.js';
 import { validatePod } from './validation.js';
+
+const podSchema = definitionSchema('api.core.v1.Pod');
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 

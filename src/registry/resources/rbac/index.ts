@@ -8,12 +8,12 @@ import { column } from '../../schema.js';
 import type { ResourceType, Schema, Strategy, TableColumn } from '../../types.js';
 import { isRec } from '../events/fields.js';
 import { definitionSchema } from '../../reference-schema.js';
+import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from './validation.js';
 
 const roleSchema = definitionSchema('api.rbac.v1.Role');
 const clusterRoleSchema = definitionSchema('api.rbac.v1.ClusterRole');
 const roleBindingSchema = definitionSchema('api.rbac.v1.RoleBinding');
 const clusterRoleBindingSchema = definitionSchema('api.rbac.v1.ClusterRoleBinding');
-import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from './validation.js';
 
 // No spec, so nothing for generation to track; create-on-update and last-write-wins updates are what
 // the reference allows and what bootstrap reconciliation of the default roles relies on.

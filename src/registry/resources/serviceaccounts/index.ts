@@ -2,27 +2,9 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { optionalBoolean } from '../../validation/index.js';
-import { column, obj, str } from '../../schema.js';
+import { column } from '../../schema.js';
 import { definitionSchema } from '../../reference-schema.js';
 import type { ResourceType } from '../../types.js';
-
-const objectReference = obj(
-  {
-    apiVersion: str('API version of the referent.'),
-    kind: str('Kind of the referent.'),
-    name: str('Name of the referent.'),
-    namespace: str('Namespace of the referent.'),
-    uid: str('UID of the referent.'),
-    resourceVersion: str('Specific resourceVersion to which this reference is made, if any.'),
-    fieldPath: str('If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.'),
-  },
-  'ObjectReference contains enough information to let you inspect or modify the referred object.',
-);
-
-const localObjectReference = obj(
-  { name: str('Name of the referent.') },
-  'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
-);
 
 const schema = definitionSchema('api.core.v1.ServiceAccount');
 
