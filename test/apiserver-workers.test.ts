@@ -1,104 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { parseFlags, type CliOptions } from '../src/cmd/apiserver-flags.js';
+import { alive, failsToStart, startApiserver, stopAll, tempDir as makeTempDir, until, type StartedServer, type Target } from './helpers/apiserver-process.js';
 import { client, watchEvents } from './helpers/client.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-apiserver.js', import.meta.url));
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'orch-workers-'));
-  dirs.push(d);
-  return d;
-};
-const started: ChildProcess[] = [];
-after(() => {
-  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-
-interface Target {
-  url: string;
-  caCertPem: string;
-  adminToken: string;
-}
-
-interface Started {
-  child: ChildProcess;
-  target: Target;
-  port: number;
-  exited: Promise<number | null>;
-  stdout: string[];
-  /** Resolves with the first stderr line (already seen or still to come) matching `re`. */
-  stderrLine(re: RegExp, timeoutMs?: number): Promise<string>;
-}
-
-/** Starts `orch-apiserver` as a real process and waits for its "listening" line. */
-async function startProcess(args: string[], opts: { processGroup?: boolean } = {}): Promise<Started> {
-  // processGroup: the server leads its own process group, as in a terminal (Ctrl-C signals the whole group).
-  const child = spawn(process.execPath, [BIN, '--secure-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.processGroup === true });
-  started.push(child);
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const errLines: string[] = [];
-  const waiters = new Set<() => void>();
-  createInterface({ input: child.stderr! }).on('line', (l) => {
-    errLines.push(l);
-    waiters.forEach((w) => w());
-  });
-  const stderrLine = (re: RegExp, timeoutMs = 10_000) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const hit = errLines.find((l) => re.test(l));
-        if (!hit) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(hit);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no stderr line matching ${re} within ${timeoutMs} ms:\n${errLines.join('\n')}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  let url = '';
-  const stdout: string[] = [];
-  const kubeconfig = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      stdout.push(l);
-      const m = /listening on (\S+)/.exec(l);
-      if (m) url = m[1]!;
-      const k = /--kubeconfig (\S+)/.exec(l);
-      if (k) resolve(k[1]!);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code}: ${errLines.join('\n')}`)));
-  });
-  const cfg = parse(readFileSync(kubeconfig, 'utf8'));
-  const target = {
-    url,
-    caCertPem: Buffer.from(cfg.clusters[0].cluster['certificate-authority-data'], 'base64').toString(),
-    adminToken: cfg.users[0].user.token as string,
-  };
-  return { child, target, port: Number(new URL(url).port), exited, stdout, stderrLine };
-}
-
-/** Runs the binary expecting a start-up failure; resolves its stderr. */
-async function failsToStart(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  started.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  assert.equal(code, 1, stderr);
-  return stderr;
-}
+after(stopAll);
+const tempDir = () => makeTempDir('orch-workers-');
 
 /** The worker processes of a supervisor, with their slots (from /proc: parent pid and environment). */
 function workersOf(supervisor: number): { pid: number; slot: number }[] {
@@ -146,23 +57,6 @@ function connectionsHeldBy(pid: number, port: number): number {
   return n;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** A watch on its own connection: `opened` resolves with the response headers, `events` after `count` events. */
 function openWatch(t: Target, path: string, count: number, timeoutMs = 10_000) {
   let opened!: () => void;
@@ -175,12 +69,12 @@ const configMap = (name: string, data: Record<string, string> = {}) => ({ apiVer
 
 describe('orch-apiserver --workers=N', () => {
   const dir = tempDir();
-  let s: Started;
+  let s: StartedServer;
   /** Every object the server acknowledged: name -> the data it was acknowledged with. */
   const acknowledged = new Map<string, Record<string, string>>();
 
   it('both workers serve on the one port: concurrent creates through 8 connections are readable from all of them, and a watch sees every one in order', async () => {
-    s = await startProcess(['--workers=2', `--data-dir=${dir}`]);
+    s = await startApiserver(['--workers=2', `--data-dir=${dir}`]);
     await s.stderrLine(/all 2 workers serving/);
     const workers = workersOf(s.child.pid!);
     assert.deepEqual(workers.map((w) => w.slot), [0, 1], 'two worker processes, slots 0 and 1');
@@ -252,7 +146,7 @@ describe('orch-apiserver --workers=N', () => {
     assert.equal(await s.exited, 0);
     for (const w of workers) assert.equal(alive(w.pid), false, `worker ${w.slot + 1} is gone`);
 
-    const again = await startProcess([`--data-dir=${dir}`]);
+    const again = await startApiserver([`--data-dir=${dir}`]);
     try {
       const list = await client(again.target)('GET', CM);
       assert.equal(list.status, 200);
@@ -265,7 +159,7 @@ describe('orch-apiserver --workers=N', () => {
   });
 
   it('Ctrl-C in a terminal (SIGINT to the supervisor and every worker at once) shuts down cleanly with exit 0', async () => {
-    const t = await startProcess(['--workers=2', `--data-dir=${tempDir()}`], { processGroup: true });
+    const t = await startApiserver(['--workers=2', `--data-dir=${tempDir()}`], { processGroup: true });
     await t.stderrLine(/all 2 workers serving/);
     const workers = workersOf(t.child.pid!);
     process.kill(-t.child.pid!, 'SIGINT');
