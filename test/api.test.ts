@@ -324,8 +324,9 @@ describe('what clients need (spec 4.9, discovery)', () => {
     assert.equal(v.status, 200);
     assert.match(v.text, /\[\+\]ping ok/);
     assert.match(v.text, /readyz check passed/);
-    const ex = await call('GET', '/livez?verbose&exclude=etcd');
+    const ex = await call('GET', '/readyz?verbose&exclude=etcd');
     assert.match(ex.text, /\[\+\]etcd excluded: ok/);
+    assert.doesNotMatch((await call('GET', '/livez?verbose')).text, /etcd/, 'the store is a readiness check only');
     assert.equal((await call('GET', '/livez/ping')).text, 'ok');
     assert.equal((await call('GET', '/readyz/nonexistent')).status, 404);
   });

@@ -237,3 +237,24 @@ describe('hostile input cannot exhaust the server (issue 23; spec 7, 8)', () => 
     });
   });
 });
+
+describe('found by the fuzz suite (issue 23)', () => {
+  let server: RunningServer;
+  let call: ReturnType<typeof client>;
+  before(async () => {
+    server = await startServer({ port: 0, storage: { type: 'memory' } });
+    call = client(server);
+  });
+  after(() => server.close());
+
+  it('reference behaviour: a write method on the legacy /watch/ prefix is a 405 Status, not an open watch', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE', 'POST']) {
+      const r = await call(method, '/api/v1/watch/namespaces/default/configmaps/x?timeoutSeconds=30', { raw: '{}', headers: { ...MERGE_PATCH } });
+      assert.equal(r.status, 405, `${method}: ${r.text.slice(0, 300)}`);
+      assert.equal(r.json?.kind, 'Status');
+      assert.equal(r.json.code, 405);
+    }
+    const get = await call('GET', '/api/v1/watch/namespaces/default/configmaps?timeoutSeconds=1');
+    assert.equal(get.status, 200, get.text);
+  });
+});

@@ -77,4 +77,23 @@ describe('watch cache (architecture rules 1-2, spec 4.5)', () => {
     c.stop();
     await b.close();
   });
+
+  it('encodings shared during the fan-out are not kept in the history window (bounded memory, issue 23)', async () => {
+    const b = new MemoryBackend({ compactIntervalMs: 0 });
+    const c = new Cacher(b, '/r/', { labelsOf });
+    c.start();
+    await c.ready;
+    const sharedAtDispatch: (Buffer | undefined)[] = [];
+    const off = c.subscribe((e) => {
+      (e.encoded ??= new Map()).set('view', Buffer.from(`line ${e.revision}`));
+      sharedAtDispatch.push(e.encoded.get('view'));
+    }, () => undefined);
+    await b.create('/r/a', enc('1'));
+    assert.ok(await c.waitFor(await b.currentRevision(), 1000));
+    assert.equal(sharedAtDispatch.length, 1);
+    assert.equal(c.eventsSince(0)?.[0]?.encoded, undefined, 'the window keeps the event, not its encodings');
+    off();
+    c.stop();
+    await b.close();
+  });
 });

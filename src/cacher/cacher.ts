@@ -194,6 +194,10 @@ export class Cacher {
     this.window.push(event);
     this.revision = revision;
     for (const l of this.listeners) l(event);
+    // The shared encodings serve the fan-out above (watchers queue the bytes themselves). Kept on the event
+    // they would double what the history window holds for its five minutes; a watcher resuming from the
+    // window later encodes again.
+    event.encoded = undefined;
     this.wake();
   }
 

@@ -23,7 +23,13 @@ export interface WatchRequest {
   bookmarkIntervalMs: number;
   /** A watcher that falls this many events behind is ended (it re-watches from its last revision). */
   maxQueue: number;
+  /** The same bound in bytes of queued events (default 64 MiB), so a stuck reader pins bounded memory. */
+  maxQueueBytes?: number;
+  /** Called when the watcher fell too far behind and was ended (its consumer may be stuck writing). */
+  onOverflow?: () => void;
 }
+
+const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 
 type EventKind = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -70,8 +76,13 @@ export async function* watchFromCache(
     if (!ok) throw tooLargeRV(canonicalResourceVersion(rv), cacher.revision);
   }
 
+  // Live events wait in `queue`; the initial snapshot is kept as items and encoded as it is sent, so it
+  // neither counts against the slow-reader bound nor is encoded all at once.
   const queue: Buffer[] = [];
   let head = 0;
+  let queuedBytes = 0;
+  const maxQueueBytes = r.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES;
+  const snapshot: CachedItem[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
   const wakeUp = () => {
@@ -81,8 +92,17 @@ export async function* watchFromCache(
   };
   const push = (b: Buffer) => {
     if (ended) return;
-    if (queue.length - head >= r.maxQueue) ended = true; // too slow: end it rather than slow anyone down
-    else queue.push(b);
+    if (queue.length - head >= r.maxQueue || queuedBytes + b.length > maxQueueBytes) {
+      // Too slow: end the watch (the client re-watches from its last revision) and let go of what it pinned.
+      ended = true;
+      queue.length = 0;
+      head = 0;
+      queuedBytes = 0;
+      r.onOverflow?.();
+    } else {
+      queue.push(b);
+      queuedBytes += b.length;
+    }
     wakeUp();
   };
   // Ending must wake the loop even with nothing queued (a quiet watch at its timeout).
@@ -107,7 +127,7 @@ export async function* watchFromCache(
   if (initial) {
     after = cacher.revision;
     for (const item of cacher.range(prefix)) {
-      if (reader.matches(item, filter)) push(line(t, 'ADDED', item.value, item.modRevision, undefined));
+      if (reader.matches(item, filter)) snapshot.push(item);
     }
     if (r.sendInitialEvents) push(bookmark(after, true));
   } else {
@@ -142,10 +162,16 @@ export async function* watchFromCache(
     timers.push(setInterval(() => push(bookmark(resumeAt())), r.bookmarkIntervalMs));
   }
   try {
+    for (let i = 0; i < snapshot.length && !signal.aborted; i++) {
+      const item = snapshot[i] as CachedItem;
+      snapshot[i] = undefined as unknown as CachedItem;
+      yield line(t, 'ADDED', item.value, item.modRevision, undefined);
+    }
     for (;;) {
       while (head < queue.length) {
         const b = queue[head] as Buffer;
-        queue[head++] = Buffer.alloc(0);
+        queue[head++] = EMPTY;
+        queuedBytes -= b.length;
         if (b.length > 0) yield b;
       }
       if (head > 1024) {
@@ -161,6 +187,8 @@ export async function* watchFromCache(
     signal.removeEventListener('abort', onAbort);
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** How an event looks through a selector: objects entering or leaving it are ADDED or DELETED. */
 function transition(reader: ResourceReader, e: CacheEvent, filter: Filter): EventKind | undefined {

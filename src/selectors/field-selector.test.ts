@@ -143,3 +143,29 @@ describe('field selector helpers (spec 4.2)', () => {
     });
   }
 });
+
+describe('field selector limits (issue 23: selectors cannot buy unbounded CPU)', () => {
+  const rejects = (sel: string, message: RegExp) =>
+    assert.throws(
+      () => parseFieldSelector(sel),
+      (e: unknown) => {
+        assert.ok(isStatusError(e));
+        assert.equal(e.code, 400);
+        assert.match(e.message, message);
+        assert.ok(e.message.length < 1024, `the message quotes a bounded part of the selector (${e.message.length} chars)`);
+        return true;
+      },
+    );
+  const terms = (n: number) => Array.from({ length: n }, (_, i) => `metadata.name!=n${i}`).join(',');
+  it('1000 requirements parse; one more is a 400 naming the limit', () => {
+    assert.equal(requirements(parseFieldSelector(terms(1000))).length, 1000);
+    rejects(terms(1001), /too many requirements: the limit is 1000/);
+  });
+  it('errors about huge selectors and field names quote only their start', () => {
+    rejects(`metadata.name=${'x'.repeat(50_000)},bad`, /can't understand 'bad'/);
+    assert.throws(
+      () => checkSupportedFields(parseFieldSelector(`${'f'.repeat(50_000)}=x`), ['metadata.name'], 'configmaps'),
+      (e: unknown) => isStatusError(e) && e.code === 400 && e.message.length < 1024 && /field label not supported: f{100,}/.test(e.message),
+    );
+  });
+});

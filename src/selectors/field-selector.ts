@@ -3,7 +3,8 @@
  * Splitting and escaping follow the reference parser so that values escaped by existing clients
  * (`\,`, `\=`, `\\`) round-trip; field names are checked per resource type by the caller.
  */
-import { badRequest, fieldError, type StatusError } from '../errors/index.js';
+import { badRequest, clip, fieldError, quote, type StatusError } from '../errors/index.js';
+import { MAX_SELECTOR_REQUIREMENTS } from './label-selector.js';
 
 export interface FieldRequirement {
   readonly field: string;
@@ -77,14 +78,16 @@ export function escapeFieldValue(value: string): string {
 
 /** Parses the string form; `''` selects everything. Throws a 400 StatusError. */
 export function parseFieldSelector(s: string): FieldSelector {
-  const fail = (reason: string): StatusError => badRequest(`invalid field selector ${JSON.stringify(s)}: ${reason}`);
+  const fail = (reason: string): StatusError => badRequest(`invalid field selector ${quote(s)}: ${reason}`);
   const requirements: FieldRequirement[] = [];
   if (s === '') return { requirements };
+  const terms = splitTerms(s);
+  if (terms.length > MAX_SELECTOR_REQUIREMENTS) throw fail(`too many requirements: the limit is ${MAX_SELECTOR_REQUIREMENTS}`);
   // Sorted like the reference so that equal selectors compare equal whatever order the client used.
-  for (const term of splitTerms(s).sort()) {
+  for (const term of terms.sort()) {
     if (term === '') continue;
     const parts = splitTerm(term);
-    if (!parts) throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
+    if (!parts) throw badRequest(`invalid selector: '${clip(s)}'; can't understand '${clip(term)}'`);
     const v = unescapeValue(parts.raw);
     if ('error' in v) throw fail(v.error);
     requirements.push({ field: parts.field, op: parts.op, value: v.value });
@@ -112,7 +115,7 @@ export function checkSupportedFields(sel: FieldSelector, supported: readonly str
   for (const r of sel.requirements) {
     if (supported.includes(r.field)) continue;
     const cause = fieldError.notSupported('fieldSelector', r.field, supported);
-    throw badRequest(`field label not supported: ${r.field}`, [
+    throw badRequest(`field label not supported: ${clip(r.field)}`, [
       { ...cause, message: `${cause.message} (for ${resourceLabel})` },
     ]);
   }

@@ -5,6 +5,8 @@ export {
   labelKeyErrors,
   labelSelectorFromObject,
   labelValueErrors,
+  MAX_SELECTOR_REQUIREMENTS,
+  MAX_SELECTOR_VALUES,
   matchesLabels,
   nothing,
   parseLabelSelector,

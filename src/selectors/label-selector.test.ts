@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { isStatusError } from '../errors/index.js';
 import {
   isEmpty,
+  MAX_SELECTOR_REQUIREMENTS,
+  MAX_SELECTOR_VALUES,
   labelKeyErrors,
   labelSelectorFromObject,
   labelValueErrors,
@@ -217,5 +219,45 @@ describe('label key and value validation (spec 4.2)', () => {
   it('spec 4.2: invalid keys and values report problems', () => {
     for (const k of ['', '_a', 'a_', 'a/', '/a', 'A.com/a', 'a/b/c', 'a b']) assert.notDeepEqual(labelKeyErrors(k), [], k);
     for (const v of ['_', 'a-', 'a b', 'x'.repeat(64)]) assert.notDeepEqual(labelValueErrors(v), [], v);
+  });
+});
+
+describe('label selector limits (issue 23: selectors cannot buy unbounded CPU)', () => {
+  const rejects = (sel: string, message: RegExp) =>
+    assert.throws(
+      () => parseLabelSelector(sel),
+      (e: unknown) => {
+        assert.ok(isStatusError(e));
+        assert.equal(e.code, 400);
+        assert.match(e.message, message);
+        assert.ok(e.message.length < 1024, `the message quotes a bounded part of the selector (${e.message.length} chars)`);
+        return true;
+      },
+    );
+  it(`${MAX_SELECTOR_REQUIREMENTS} requirements parse; one more is a 400 naming the limit`, () => {
+    const reqs = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join(',');
+    assert.equal(parseLabelSelector(reqs(MAX_SELECTOR_REQUIREMENTS)).requirements.length, MAX_SELECTOR_REQUIREMENTS);
+    rejects(reqs(MAX_SELECTOR_REQUIREMENTS + 1), new RegExp(`too many requirements: the limit is ${MAX_SELECTOR_REQUIREMENTS}`));
+  });
+  it(`${MAX_SELECTOR_VALUES} values in all parse; one more is a 400 naming the limit`, () => {
+    const set = (n: number) => `k in (${Array.from({ length: n }, (_, i) => `v${i}`).join(',')})`;
+    assert.equal(parseLabelSelector(set(MAX_SELECTOR_VALUES)).requirements[0]?.values.length, MAX_SELECTOR_VALUES);
+    rejects(`${set(MAX_SELECTOR_VALUES)},other=x`, new RegExp(`too many values: the limit is ${MAX_SELECTOR_VALUES}`));
+  });
+  it('a large in/notin set matches exactly its members (values are searched, not scanned)', () => {
+    const values = Array.from({ length: 5000 }, (_, i) => `v${i}`);
+    const sel = parseLabelSelector(`k in (${values.join(',')})`);
+    const notSel = parseLabelSelector(`k notin (${values.join(',')})`);
+    for (const v of ['v0', 'v4999', 'v2500', 'v123']) {
+      assert.equal(matchesLabels(sel, { k: v }), true, v);
+      assert.equal(matchesLabels(notSel, { k: v }), false, v);
+    }
+    for (const v of ['v5000', 'v', 'w1', '']) {
+      assert.equal(matchesLabels(sel, { k: v }), false, v);
+      assert.equal(matchesLabels(notSel, { k: v }), true, v);
+    }
+  });
+  it('a syntax error in a huge selector quotes only its start', () => {
+    rejects(`${'a'.repeat(100_000)} in (x`, /invalid label selector "a{100,}".*\(\d+ more characters\)/);
   });
 });

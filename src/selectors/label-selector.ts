@@ -3,7 +3,15 @@
  * The string grammar, error wording and matching follow the reference parser, because clients
  * (kubectl -l, informers) send exactly that syntax and print the server's message back to users.
  */
-import { badRequest, fieldError, type FieldError, type StatusError } from '../errors/index.js';
+import { badRequest, fieldError, quote, type FieldError, type StatusError } from '../errors/index.js';
+
+/**
+ * Bounds on a selector string (the reference has none beyond its 1 MiB header limit): matching costs
+ * requirements × objects on every list and requirements × watchers on every event, so one request could
+ * otherwise buy seconds of CPU. Real selectors have a handful of requirements.
+ */
+export const MAX_SELECTOR_REQUIREMENTS = 1000;
+export const MAX_SELECTOR_VALUES = 10_000;
 
 /** `=`/`==` parse to `In` with one value and `!=` to `NotIn`: the reference matches them identically. */
 export type LabelOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
@@ -202,7 +210,7 @@ class Parser {
   }
 
   fail(reason: string, causes?: FieldError[]): StatusError {
-    return badRequest(`invalid label selector ${JSON.stringify(this.src)}: ${reason}`, causes);
+    return badRequest(`invalid label selector ${quote(this.src)}: ${reason}`, causes);
   }
   private failRequirement(reason: string, causes?: FieldError[]): StatusError {
     return this.fail(`unable to parse requirement: ${reason}`, causes);
@@ -210,11 +218,16 @@ class Parser {
 
   parse(): LabelRequirement[] {
     const reqs: LabelRequirement[] = [];
+    let values = 0;
     for (;;) {
       const t = this.peek();
       if (t.tok === 'eos') return reqs;
       if (t.tok !== 'ident' && t.tok !== '!') throw this.fail(`found '${t.lit}', expected: !, identifier, or 'end of string'`);
-      reqs.push(this.requirement());
+      const r = this.requirement();
+      reqs.push(r);
+      values += r.values.length;
+      if (reqs.length > MAX_SELECTOR_REQUIREMENTS) throw this.fail(`too many requirements: the limit is ${MAX_SELECTOR_REQUIREMENTS}`);
+      if (values > MAX_SELECTOR_VALUES) throw this.fail(`too many values: the limit is ${MAX_SELECTOR_VALUES} in all requirements`);
       const after = this.next();
       if (after.tok === 'eos') return reqs;
       if (after.tok !== ',') throw this.fail(`found '${after.lit}', expected: ',' or 'end of string'`);
@@ -353,14 +366,28 @@ export function isEmpty(sel: { readonly requirements: readonly unknown[]; readon
   return sel.requirements.length === 0 && !sel.matchesNothing;
 }
 
+/** Binary search: requirement values are sorted, and a set may hold thousands. */
+function sortedHas(values: readonly string[], v: string): boolean {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const m = values[mid] as string;
+    if (m === v) return true;
+    if (m < v) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 function matchesRequirement(r: LabelRequirement, labels: Record<string, string>): boolean {
   const has = Object.hasOwn(labels, r.key);
   const value = has ? labels[r.key] : undefined;
   switch (r.operator) {
     case 'In':
-      return has && r.values.includes(value ?? '');
+      return has && sortedHas(r.values, value ?? '');
     case 'NotIn':
-      return !has || !r.values.includes(value ?? '');
+      return !has || !sortedHas(r.values, value ?? '');
     case 'Exists':
       return has;
     case 'DoesNotExist':

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { ServerHttp2Stream } from 'node:http2';
+import { constants as http2constants, type ServerHttp2Stream } from 'node:http2';
 import type { Req, Res } from './http.js';
 
 /**
@@ -116,6 +116,19 @@ export class StreamRes implements Res {
 
   get writableNeedDrain(): boolean {
     return this.stream.writableNeedDrain;
+  }
+
+  get writableLength(): number {
+    return this.stream.writableLength;
+  }
+
+  get destroyed(): boolean {
+    return this.stream.destroyed;
+  }
+
+  /** Resets the stream (RST_STREAM CANCEL), dropping whatever it still had to send. */
+  destroy(): void {
+    if (!this.stream.destroyed) this.stream.close(http2constants.NGHTTP2_CANCEL);
   }
 
   setHeader(name: string, value: string | number | readonly string[]): this {

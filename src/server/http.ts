@@ -24,6 +24,11 @@ export interface Res {
   headersSent: boolean;
   writableEnded: boolean;
   writableNeedDrain?: boolean;
+  /** Bytes accepted but not yet sent. */
+  readonly writableLength?: number;
+  /** Drops the response (and, for HTTP/1.1, its connection). */
+  destroy?(): unknown;
+  readonly destroyed?: boolean;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   getHeader(name: string): unknown;
   write(chunk: Buffer | string, cb?: (err?: Error | null) => void): boolean;
@@ -33,18 +38,25 @@ export interface Res {
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
-/** Resolves when the socket drains or closes, or `signal` aborts; removes its listeners either way. */
-export function drained(res: Res, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.removeListener('drain', done);
-      res.removeListener('close', done);
-      signal?.removeEventListener('abort', done);
-      resolve();
+/**
+ * Resolves when the socket drains (true), or when the response closes or `signal` aborts (false: stop
+ * writing); removes its listeners either way. A client that never reads is cut off by the stall guard,
+ * which closes the response.
+ */
+export function drained(res: Res, signal?: AbortSignal): Promise<boolean> {
+  if (res.destroyed || signal?.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const finish = (ok: boolean) => {
+      res.removeListener('drain', onDrain);
+      res.removeListener('close', onClose);
+      signal?.removeEventListener('abort', onClose);
+      resolve(ok);
     };
-    res.once('drain', done);
-    res.once('close', done);
-    signal?.addEventListener('abort', done, { once: true });
+    const onDrain = () => finish(true);
+    const onClose = () => finish(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+    signal?.addEventListener('abort', onClose, { once: true });
   });
 }
 
@@ -127,7 +139,7 @@ export async function streamList(
       const ok = out.write(Buffer.concat(chunk));
       chunk = [];
       size = 0;
-      if (!ok) await drained(res);
+      if (!ok && !(await drained(res))) return;
       if (res.writableEnded) return;
     }
   }

@@ -29,7 +29,7 @@ export interface RouteDeps {
   shutdown: AbortSignal;
   features: { watchList: boolean; compression: boolean };
   auth: ResourceAuth;
-  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
+  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number; maxQueueBytes: number };
 }
 
 /** Routes an authorized request: resources by request info, everything else by path. */

@@ -18,9 +18,12 @@ import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../regist
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
 import { buildChain } from './chain.js';
+import { ConnectionDrain } from './connection-drain.js';
+import { StallGuard } from './stall-guard.js';
+import { H2_MAX_HEADER_LIST_SIZE, headerListSize, headersTooLarge, limitHttp1Headers, MAX_H2_HEADER_BYTES } from './header-limits.js';
 import { buildDiscovery } from './discovery.js';
 import { HealthChecks } from './health.js';
-import type { Req, Res } from './http.js';
+import { sendStatusError, type Req, type Res } from './http.js';
 import { StreamReq, StreamRes } from './h2-stream.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
@@ -52,6 +55,10 @@ export interface ServerOptions extends AuthOptions {
   minRequestTimeoutSeconds?: number;
   /** Events a watcher may fall behind before its watch is ended. Default 10,000. */
   watchMaxQueue?: number;
+  /** The same bound in bytes of queued events. Default 64 MiB. */
+  watchMaxQueueBytes?: number;
+  /** A response with bytes to send that makes no progress for this long is cut off. Default 60 s; 0 = never. */
+  writeStallTimeoutMs?: number;
   /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
   writeKubeconfig?: boolean;
   /**
@@ -82,6 +89,8 @@ export interface RunningServer {
 
 const ADMIN_USER = 'orch-admin';
 const MASTERS = 'system:masters';
+/** How long a shutdown waits for requests in progress before cutting their connections. */
+const DRAIN_DEADLINE_MS = 5000;
 
 /** Starts the API server: storage, registry, filter chain, HTTPS (HTTP/2 and HTTP/1.1 on one port). */
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
@@ -112,7 +121,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     throw e;
   }
   const health = new HealthChecks({ livezGracePeriodMs: opts.livezGracePeriodMs ?? 0 });
-  health.add('etcd', async () => void (await backend.currentRevision()), ['livez', 'readyz', 'healthz']);
+  // The store answering is readiness, not liveness: restarting this process cannot bring etcd back, so
+  // livez leaves it out and an orchestrator does not restart servers during a store outage.
+  health.add('etcd', async () => void (backend.healthCheck ? await backend.healthCheck() : await backend.currentRevision()), ['readyz', 'healthz']);
   let bootstrapped = false;
   health.add('poststarthook/bootstrap-namespaces', () => {
     if (!bootstrapped) throw new Error('not finished');
@@ -133,8 +144,6 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     return { index: Buffer.from(JSON.stringify(v3.index)), documents };
   });
 
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
   const chain = buildChain({
     authenticator: auth.authenticator,
     authorizer,
@@ -158,6 +167,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         bookmarkIntervalMs: opts.watchBookmarkIntervalMs ?? 60_000,
         minTimeoutSeconds: opts.minRequestTimeoutSeconds ?? 1800,
         maxQueue: opts.watchMaxQueue ?? 10_000,
+        maxQueueBytes: opts.watchMaxQueueBytes ?? 64 * 1024 * 1024,
       },
     }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
@@ -170,27 +180,26 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     // Ask for (but do not require) a client certificate; the authenticators verify it (spec 5.2).
     requestCert: Boolean(opts.clientCAFile || opts.requestHeader),
     rejectUnauthorized: false,
+    settings: { maxHeaderListSize: H2_MAX_HEADER_LIST_SIZE },
   });
-  const serve = (req: Req, res: Res) => {
-    inFlight++;
-    res.once('close', () => {
-      if (--inFlight === 0) idle?.();
-    });
+  limitHttp1Headers(server);
+  const stallGuard = new StallGuard(opts.writeStallTimeoutMs ?? 60_000);
+  const connections = new ConnectionDrain(server);
+  const serve = (req: Req, res: Res, http1Socket?: Socket) => {
+    if (!connections.admit(res, http1Socket)) return;
+    stallGuard.add(res);
+    res.once('close', () => stallGuard.remove(res));
     void chain(req, res);
   };
   // HTTP/1.1 requests arrive as node's request/response objects. Adding a 'request' listener also makes
   // node serve HTTP/2 streams through its compatibility layer; that listener is replaced by the raw stream
   // adapter, which costs less per request (h2-stream.ts).
-  server.on('request', (req, res) => serve(req as unknown as Req, res as unknown as Res));
+  server.on('request', (req, res) => serve(req as unknown as Req, res as unknown as Res, req.socket as Socket));
   server.removeAllListeners('stream');
   server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
     stream.on('error', () => undefined); // a client reset; the 'close' below still runs
+    if (headerListSize(rawHeaders) > MAX_H2_HEADER_BYTES) return sendStatusError(new StreamRes(stream), headersTooLarge(MAX_H2_HEADER_BYTES));
     serve(new StreamReq(stream, headers, rawHeaders), new StreamRes(stream, headers[':method'] === 'HEAD'));
-  });
-  const sockets = new Set<Socket>();
-  server.on('secureConnection', (s: Socket) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
   });
   server.on('sessionError', () => undefined);
 
@@ -240,17 +249,18 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      shutdownAc.abort(); // ends open watches
       lifecycle.stop();
       stops.forEach((x) => x());
-      registry.stopCaches();
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if (inFlight === 0) for (const s of sockets) s.destroy();
-        else idle = () => sockets.forEach((s) => s.destroy());
+        server.close(() => resolve()); // stops accepting; resolves once every connection has closed
+        void connections.drain();
+        shutdownAc.abort(); // ends open watches (after drain() marked their connections as closing)
         // Requests still stuck after the drain period (a client that never sends its body) are cut off.
-        setTimeout(() => sockets.forEach((s) => s.destroy()), 5000).unref();
+        setTimeout(() => connections.destroyAll(), DRAIN_DEADLINE_MS).unref();
       });
+      // The caches serve the requests being drained, so they stop only now.
+      registry.stopCaches();
+      stallGuard.close();
       await backend.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     })());

@@ -62,6 +62,8 @@ export interface Backend {
   readonly name: string;
   /** The newest revision of the whole store (what a consistent read must reach). */
   currentRevision(): Promise<number>;
+  /** Readiness of the store within a short deadline, failing with the reason (default: currentRevision answers). */
+  healthCheck?(): Promise<void>;
   /** The newest compacted revision; reads and watches before it are Compacted. */
   compactedRevision(): Promise<number>;
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;

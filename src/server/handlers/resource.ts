@@ -35,7 +35,7 @@ export interface ResourceContext {
   /** Ends watches when the server shuts down. */
   shutdown: AbortSignal;
   features: { watchList: boolean; compression: boolean };
-  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number };
+  watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number; maxQueueBytes: number };
   user: UserInfo;
   auth: ResourceAuth;
   /** `Warning: 299` headers for the response (field validation, spec 7). */
@@ -110,6 +110,8 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       return sendRep(ctx, rep.mediaType, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
     }
     case 'watch':
+      // The legacy `/watch/` prefix makes any method a watch; only GET serves one (found by the fuzzer).
+      if (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD') throw methodNotAllowed(ctx.req.method ?? '', 'a watch');
       return serveWatch(ctx, store, namespace);
     case 'create': {
       if (info.name) throw methodNotAllowed('POST', `${t.plural} items`);

@@ -73,8 +73,15 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     timeoutMs: watchTimeoutMs(q.get('timeoutSeconds'), ctx.watch.minTimeoutSeconds),
     bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs,
     maxQueue: ctx.watch.maxQueue,
+    maxQueueBytes: ctx.watch.maxQueueBytes,
+    // A reader this far behind is ended; if it is also not reading, what is still buffered for it is dropped.
+    onOverflow: () => {
+      overflowed = true;
+      ac.abort();
+    },
   };
   checkWatchRequest(request);
+  let overflowed = false;
   const ac = new AbortController();
   const stop = () => ac.abort();
   ctx.res.on('close', stop);
@@ -94,14 +101,16 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     while (!r.done) {
       // Protobuf watches re-encode each shared JSON line into the length-prefixed frame (spec 4.4).
       const bytes = table ? toTableLine(r.value, store.type, table, q, columnsSent++ === 0) : media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
-      if (!ctx.res.write(bytes)) await drained(ctx.res, ac.signal);
+      if (!ctx.res.write(bytes) && !(await drained(ctx.res, ac.signal))) break;
       if (ac.signal.aborted) break;
       r = await events.next();
     }
   } finally {
     await events.return(undefined);
     ctx.shutdown.removeEventListener('abort', stop);
-    if (!ctx.res.writableEnded) ctx.res.end();
+    // Before the headers went out an error is still answered as a Status, by the chain.
+    if (overflowed && ctx.res.writableNeedDrain) ctx.res.destroy?.();
+    else if (ctx.res.headersSent && !ctx.res.writableEnded) ctx.res.end();
   }
 }
 

@@ -15,6 +15,19 @@ import {
 } from './etcd-rpc.js';
 import { ResumableWatch } from './etcd-watch.js';
 
+/** The reference's `--etcd-healthcheck-timeout` default. */
+const HEALTH_TIMEOUT_MS = 2000;
+
+/** Why a health read failed, in words an operator can act on. */
+export function healthFailure(e: unknown, connected: boolean, timeoutMs: number): string {
+  const detail = e instanceof Error ? e.message : String(e);
+  if (!connected) return `etcd unreachable: no member accepts connections (${detail})`;
+  if ((e instanceof StorageError && e.code === 'Timeout') || /no leader|leader changed/.test(detail)) {
+    return `etcd cannot serve a linearizable read within ${timeoutMs} ms: no leader, the cluster has probably lost quorum (${detail})`;
+  }
+  return `error getting data from etcd: ${detail}`;
+}
+
 export interface EtcdBackendOptions {
   /** Client URLs of the etcd members, e.g. `http://127.0.0.1:2379`. */
   endpoints: string[];
@@ -59,6 +72,20 @@ export class EtcdBackend implements Backend {
     this.checkOpen();
     const res = await this.rpc.unary('Range', { key: this.etcdKey(''), count_only: true });
     return num(res.header.revision);
+  }
+
+  /**
+   * Readiness: a linearizable read (it needs a leader with a quorum behind it) answered within `timeoutMs`,
+   * as the reference's etcd check does. The error says which of "no member reachable" and "reachable but no
+   * quorum" it is, since the fixes differ.
+   */
+  async healthCheck(timeoutMs = HEALTH_TIMEOUT_MS): Promise<void> {
+    this.checkOpen();
+    try {
+      await this.rpc.unary('Range', { key: this.etcdKey('/health'), count_only: true }, timeoutMs);
+    } catch (e) {
+      throw new StorageError('Unavailable', healthFailure(e, this.rpc.connected(), timeoutMs), { cause: e });
+    }
   }
 
   async compactedRevision(): Promise<number> {

@@ -40,7 +40,7 @@ export function etcdAvailable(): boolean {
 }
 
 /** A port nothing listens on right now (the kernel picks it; we release it for etcd). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -56,6 +56,14 @@ async function freePort(): Promise<number> {
 /** Children still running, killed synchronously if the test process exits without stopping them. */
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
+/** Kills `child` if this process exits first; forget it with untrackChild once it has exited. */
+export function trackChild(child: ChildProcess): void {
+  installExitHook();
+  running.add(child);
+}
+export function untrackChild(child: ChildProcess): void {
+  running.delete(child);
+}
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -168,7 +176,7 @@ class EtcdInstance implements EtcdProcess {
 }
 
 /** GET /health answers {"health":"true"} once the member has a leader and serves requests. */
-function healthy(url: string): Promise<boolean> {
+export function healthy(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.get(url, { agent: false, timeout: 1000 }, (res) => {
       let body = '';

@@ -95,10 +95,19 @@ export function toStorageError(e: unknown, what: string): StorageError {
   if (msg.includes('required revision is a future revision')) {
     return new StorageError('FutureRevision', `${what}: ${msg}`, { cause: e });
   }
-  if (err.code === grpc.status.DEADLINE_EXCEEDED || msg.includes('request timed out')) {
+  // etcd reports its own request deadline as "context deadline exceeded" under another status code.
+  if (err.code === grpc.status.DEADLINE_EXCEEDED || msg.includes('request timed out') || msg.includes('deadline exceeded')) {
     return new StorageError('Timeout', `${what}: etcd did not answer in time (${msg})`, { cause: e });
   }
   return new StorageError('Unavailable', `${what}: ${msg}`, { cause: e });
+}
+
+const MAX_READ_ATTEMPTS = 5;
+const READ_RETRY_DELAY_MS = 50;
+
+/** A read failed because its connection went away (the member stopped), not because etcd refused it. */
+export function retryableRead(e: unknown): boolean {
+  return (e as Partial<grpc.ServiceError> | undefined)?.code === grpc.status.UNAVAILABLE;
 }
 
 /** Turns `http://host:port` endpoints into one gRPC target; several endpoints must be IP literals. */
@@ -148,9 +157,24 @@ export class EtcdRpc {
 
   /**
    * A unary KV call. waitForReady lets a call made just after a reconnect wait for the channel instead of
-   * failing at once; the deadline bounds that wait, so an etcd that stays down yields Timeout.
+   * failing at once; the deadline bounds that wait, so an etcd that stays down yields Timeout. A read that
+   * lost its member (UNAVAILABLE) is sent again, on whichever member the channel reaches next, within the
+   * same deadline; a write is not, because it may have been applied before the connection broke.
    */
-  unary<M extends keyof UnaryMethods>(name: M, req: PbRequest): Promise<UnaryMethods[M]> {
+  async unary<M extends keyof UnaryMethods>(name: M, req: PbRequest, timeoutMs = this.requestTimeoutMs): Promise<UnaryMethods[M]> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.unaryOnce(name, req, deadline);
+      } catch (e) {
+        const retry = name === 'Range' && retryableRead(e) && attempt < MAX_READ_ATTEMPTS && Date.now() + READ_RETRY_DELAY_MS < deadline;
+        if (!retry) throw toStorageError(e, `etcd ${name}`);
+        await new Promise((r) => setTimeout(r, READ_RETRY_DELAY_MS));
+      }
+    }
+  }
+
+  private unaryOnce<M extends keyof UnaryMethods>(name: M, req: PbRequest, deadline: number): Promise<UnaryMethods[M]> {
     const m = method('KV', name);
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(
@@ -159,9 +183,9 @@ export class EtcdRpc {
         m.responseDeserialize,
         req,
         new grpc.Metadata({ waitForReady: true }),
-        { deadline: Date.now() + this.requestTimeoutMs },
+        { deadline },
         (err, res) => {
-          if (err || res === undefined) reject(toStorageError(err ?? new Error('empty response'), `etcd ${name}`));
+          if (err || res === undefined) reject(err ?? new Error('empty response'));
           else resolve(res as UnaryMethods[M]);
         },
       );
@@ -172,6 +196,11 @@ export class EtcdRpc {
   watchStream(): WatchCall {
     const m = method('Watch', 'Watch');
     return this.client.makeBidiStreamRequest(m.path, m.requestSerialize, m.responseDeserialize) as WatchCall;
+  }
+
+  /** Whether the channel holds a live connection to some member right now. */
+  connected(): boolean {
+    return this.client.getChannel().getConnectivityState(false) === grpc.connectivityState.READY;
   }
 
   close(): void {

@@ -1,2 +1,3 @@
 export { EtcdBackend, type EtcdBackendOptions } from './etcd-backend.js';
 export { etcdAvailable, startEtcd, type EtcdProcess } from './etcd-process.js';
+export { startEtcdCluster, type EtcdCluster, type EtcdClusterOptions, type EtcdMemberInfo } from './etcd-cluster-process.js';
