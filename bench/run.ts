@@ -5,6 +5,7 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   listwatch: () => import('./listwatch.js'),
   rbac: () => import('./rbac.js'),
   apply: () => import('./apply.js'),
+  soak: () => import('./soak.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
