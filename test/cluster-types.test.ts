@@ -42,19 +42,19 @@ describe('cluster-level types over HTTPS (reference behaviour of scheduling, cer
     assert.equal(typeof byName['system-node-critical']?.description, 'string');
   });
 
-  it('reference behaviour: a second globalDefault class is 422 naming the existing one; the first stays the only default', async () => {
+  it('reference behaviour (Priority admission): a second globalDefault class is 403 naming the existing one; the first stays the only default', async () => {
     const first = await call('POST', PC, { body: priorityClass('default-one', { globalDefault: true }) });
     assert.equal(first.status, 201, first.text);
     assert.equal(first.json.preemptionPolicy, 'PreemptLowerPriority');
     const second = await call('POST', PC, { body: priorityClass('default-two', { globalDefault: true }) });
-    assert.equal(second.status, 422, second.text);
-    assert.equal(second.json.details.causes[0].field, 'globalDefault');
-    assert.match(second.json.message, /PriorityClass default-one is already marked as default/);
+    assert.equal(second.status, 403, second.text);
+    assert.equal(second.json.reason, 'Forbidden');
+    assert.match(second.json.message, /^priorityclasses\.scheduling\.[a-z.]+ "default-two" is forbidden: PriorityClass default-one is already marked as default\. Only one default can exist$/);
     assert.equal((await call('GET', `${PC}/default-two`)).status, 404, 'the rejected class was not stored');
     // Marking an existing class as default is refused the same way; the default itself may be updated.
     assert.equal((await call('POST', PC, { body: priorityClass('plain', {}) })).status, 201);
     const promote = await call('PATCH', `${PC}/plain`, { raw: JSON.stringify({ globalDefault: true }), headers: { 'content-type': 'application/merge-patch+json' } });
-    assert.equal(promote.status, 422, promote.text);
+    assert.equal(promote.status, 403, promote.text);
     const relabel = await call('PATCH', `${PC}/default-one`, { raw: JSON.stringify({ description: 'still the default' }), headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(relabel.status, 200, relabel.text);
   });

@@ -78,3 +78,19 @@ export const REFERENCE_AUTHENTICATION_GROUP_ALIAS = 'authentication.k8s.io';
 
 /** `provider` label of the `kubernetes` Service in `default` (the reference labels it with its own name). */
 export const API_SERVICE_PROVIDER = GROUP_SUFFIX.split('.')[0] as string;
+
+/** AdmissionReview's group (spec 2.11) and the group of the objects that configure admission. */
+export const ADMISSION_GROUP = `admission.${GROUP_SUFFIX}`;
+export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX}`;
+/**
+ * Audit annotation key prefixes of admission webhooks: which webhook changed the object, and which one
+ * failed while its failurePolicy let the request through (`<prefix>/round_<n>_index_<i>`).
+ */
+export const WEBHOOK_MUTATION_ANNOTATION_PREFIX = `mutation.webhook.admission.${GROUP_SUFFIX}`;
+export const WEBHOOK_FAILED_OPEN_MUTATING_PREFIX = `failed-open.mutation.webhook.admission.${GROUP_SUFFIX}`;
+export const WEBHOOK_FAILED_OPEN_VALIDATING_PREFIX = `failed-open.validating.webhook.admission.${GROUP_SUFFIX}`;
+
+/** Group of the `AdmissionConfiguration` document (`--admission-control-config-file`, spec 2.12). */
+export const ADMISSION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
+/** The older group the reference also reads that document in (v1alpha1 only). */
+export const ADMISSION_CONFIG_LEGACY_GROUP = `apiserver.${GROUP_SUFFIX}`;

@@ -5,6 +5,7 @@ import type { ServerOptions } from '../server/index.js';
 import type { BackendSpec } from '../storage/index.js';
 import { parseRuntimeConfig, servingFilter } from '../registry/resources/versions.js';
 import { serviceNetwork } from '../registry/resources/services/network.js';
+import { planAdmission } from '../admission/index.js';
 
 export const MAX_WORKERS = 64;
 
@@ -38,6 +39,9 @@ export const USAGE = `orch-apiserver: the cluster resource API server
                                   api/all, api/ga, api/beta, api/alpha (default: stable on, alpha and most beta off)
   --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
   --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
+  --enable-admission-plugins=A,B  admission plugins to run besides the default set (always in the fixed order)
+  --disable-admission-plugins=A,B default plugins not to run
+  --admission-control-config-file=PATH   AdmissionConfiguration (YAML or JSON): each plugin's configuration
   --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
 `;
 
@@ -134,6 +138,9 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'service-node-port-range': { type: 'string' },
       'api-audiences': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
+      'enable-admission-plugins': { type: 'string' },
+      'disable-admission-plugins': { type: 'string' },
+      'admission-control-config-file': { type: 'string' },
       workers: { type: 'string' },
     },
   });
@@ -198,6 +205,15 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
     opts.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
     servingFilter(opts.runtimeConfig); // unknown or removed versions: a usage error before any process starts
   }
+  const enabled = list(values['enable-admission-plugins']);
+  const disabled = list(values['disable-admission-plugins']);
+  if (enabled) opts.enableAdmissionPlugins = enabled;
+  if (disabled) opts.disableAdmissionPlugins = disabled;
+  if (values['admission-control-config-file'] !== undefined) {
+    if (values['admission-control-config-file'] === '') throw new Error('--admission-control-config-file: a file path is required');
+    opts.admissionControlConfigFile = resolve(values['admission-control-config-file']);
+  }
+  planAdmission(opts); // an unknown plugin or a bad configuration file is a usage error before any process starts
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
   const ipRange = values['service-cluster-ip-range'];
   const portRange = values['service-node-port-range'];

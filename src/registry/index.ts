@@ -1,5 +1,5 @@
 export type { ResourceType, Strategy, Schema, TableColumn, NameRule } from './types.js';
-export { GenericStore, type WriteOptions, type DeleteOptions, type NamespaceState } from './store.js';
+export { GenericStore, type WriteOptions, type DeleteOptions, type StoreAdmission } from './store.js';
 export { Registry } from './registry.js';
 export { listObjects, makeFilter, listReadMode, type ListParams, type ListResult } from './list-watch.js';
 export { collectionPrefix, itemKey } from './keys.js';

@@ -1,10 +1,10 @@
-import { Cacher, type CachedItem } from '../cacher/index.js';
+import { Cacher } from '../cacher/index.js';
 import type { Backend } from '../storage/index.js';
 import { labelsOfStored } from './codec.js';
 import { collectionPrefix } from './keys.js';
 import { listObjects } from './list-watch.js';
 import { ResourceReader } from './reader.js';
-import { GenericStore, type NamespaceState } from './store.js';
+import { GenericStore } from './store.js';
 import type { ResourceType } from './types.js';
 
 /**
@@ -27,13 +27,11 @@ export class Registry {
   private readonly cachers = new Map<string, Cacher>();
   /** Per registered type object (found per request without building a key). */
   private readonly readers = new Map<ResourceType, ResourceReader>();
-  /** Namespace state per cached item (items are replaced, never changed, on update). */
-  private readonly nsStates = new WeakMap<object, NamespaceState>();
   readonly types: ResourceType[];
 
   constructor(readonly backend: Backend, types: ResourceType[], private readonly opts: RegistryOptions = {}) {
     this.types = types;
-    const deps = { backend, namespaceState: (ns: string) => this.namespaceState(ns) };
+    const deps = { backend };
     for (const t of types) {
       const store = new GenericStore(t, deps);
       this.stores.push(store);
@@ -96,44 +94,6 @@ export class Registry {
     return s;
   }
 
-  /**
-   * Whether a namespace accepts new objects (spec 3.1), checked on every create.
-   *
-   * A namespace the watch cache holds as active is taken at its word, without asking storage for its
-   * revision, as the reference's admission trusts its informer. In one process the cache applies a commit
-   * in the same turn that acknowledges it, so a client that saw its namespace delete succeed is refused
-   * next; across processes (workers, etcd) the cache trails by the feed's delay, the reference's race too,
-   * and the namespace lifecycle removes whatever lands in a terminating namespace. Anything else (missing
-   * or terminating in the cache) is confirmed by the consistent cache, else by a storage read, so a
-   * namespace created a moment ago elsewhere is found.
-   */
-  namespaceState(namespace: string): NamespaceState | Promise<NamespaceState> {
-    const key = this.namespaces.key(undefined, namespace);
-    const reader = this.reader(this.namespaces.type);
-    // Answered at once when active (the common case); a cache that has not loaded yet holds nothing.
-    const cached = reader.cacher.get(key);
-    if (cached && this.cachedState(cached) === 'active') return 'active';
-    return this.confirmedNamespaceState(key, reader);
-  }
-
-  private async confirmedNamespaceState(key: string, reader: ResourceReader): Promise<NamespaceState> {
-    await reader.cacher.ready;
-    const cached = reader.cacher.get(key);
-    if (cached && this.cachedState(cached) === 'active') return 'active';
-    if (await reader.consistent()) {
-      const item = reader.cacher.get(key);
-      return item ? this.cachedState(item) : 'missing';
-    }
-    const kv = await this.backend.get(key);
-    return kv ? stateOf(kv.value) : 'missing';
-  }
-
-  private cachedState(item: CachedItem): NamespaceState {
-    let state = this.nsStates.get(item);
-    if (!state) this.nsStates.set(item, (state = stateOf(item.value)));
-    return state;
-  }
-
   /** One store per storage (the first view registered), for work that must touch every stored object once. */
   storageOwners(): GenericStore[] {
     const seen = new Set<string>();
@@ -155,9 +115,4 @@ export class Registry {
     }
     return n;
   }
-}
-
-function stateOf(value: Uint8Array): NamespaceState {
-  const ns = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as { metadata?: { deletionTimestamp?: string } };
-  return ns.metadata?.deletionTimestamp ? 'terminating' : 'active';
 }

@@ -33,11 +33,8 @@ export interface WriteOptions {
    * record warnings, or throw (fieldValidation=Strict, spec 4.2).
    */
   checkFields?(obj: ApiObject): ApiObject;
-  /**
-   * Admission: runs on the final object (after defaulting and validation, before storage) and may reject
-   * the write by throwing a StatusError. `old` is undefined on create. Used for RBAC escalation checks.
-   */
-  admit?(obj: ApiObject, old: ApiObject | undefined): Promise<void> | void;
+  /** Admission of this write (spec 1.6); internal writers (controllers, bootstrap) pass none. */
+  admission?: StoreAdmission;
   /** The status subresource: only `status` changes (spec 1.4). */
   subresource?: string;
   /**
@@ -54,13 +51,24 @@ export interface DeleteOptions extends WriteOptions {
   propagationPolicy?: string;
 }
 
-/** What the namespace lifecycle tells the store about a namespace (objects cannot be created in a missing or terminating one). */
-export type NamespaceState = 'active' | 'terminating' | 'missing';
+/**
+ * Admission as the store drives it: the mutating stage after defaulting, the validating stage after the
+ * type's validation, both before storage. Each answers a promise only when a plugin left work pending.
+ * (Implemented by admission/write.ts; declared here so the registry does not depend on admission.)
+ */
+export interface StoreAdmission {
+  /** Answers the object to go on with: a mutating plugin may have replaced it. `name` is '' when generated. */
+  mutate(
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    object: ApiObject | undefined,
+    old: ApiObject | undefined,
+    name: string,
+  ): ApiObject | undefined | Promise<ApiObject | undefined>;
+  validate(): Promise<void> | undefined;
+}
 
 export interface StoreDeps {
   backend: Backend;
-  /** Synchronous when the answer is at hand (an active namespace in the watch cache). */
-  namespaceState(namespace: string): NamespaceState | Promise<NamespaceState>;
 }
 
 const MAX_RETRIES = 8;
@@ -111,22 +119,26 @@ export class GenericStore {
     body: unknown,
     opts: WriteOptions & { applied?: boolean } = {},
   ): Promise<{ kv: KeyValue } | { object: ApiObject }> {
-    const obj = this.checkFieldsOf(this.checkBody(body, namespace, opts.bodyOwned), opts);
-    const meta = metaOf(obj);
+    let obj = this.checkFieldsOf(this.checkBody(body, namespace, opts.bodyOwned), opts);
+    let meta = metaOf(obj);
     const t = this.type;
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName as string);
     initCreateMeta(obj, this.tracksGeneration(obj));
     t.strategy.prepareForCreate?.(obj, opts.user ? { user: opts.user } : undefined);
+    if (opts.admission) {
+      // Each await costs a turn of the microtask queue, so only what is pending is awaited.
+      const mutated = opts.admission.mutate('CREATE', obj, undefined, generated ? '' : (meta.name as string));
+      obj = this.admitted(mutated instanceof Promise ? await mutated : mutated, obj);
+      meta = metaOf(obj);
+    }
     this.recordManager(obj, undefined, opts);
     this.validateOrThrow(obj, [
       ...validateObjectMeta(meta, { namespaced: t.namespaced, nameRule: t.strategy.nameRule }),
       ...t.strategy.validate(obj),
     ]);
-    // Each await costs a turn of the microtask queue, so only what may be pending is awaited.
-    const nsChecked = t.namespaced ? this.checkNamespaceWritable(meta.namespace as string) : undefined;
-    if (nsChecked) await nsChecked;
-    if (opts.admit) await opts.admit(obj, undefined);
+    const validated = opts.admission?.validate();
+    if (validated) await validated;
     const reservation = t.allocations ? await t.allocations.reserve(this.deps.backend, obj, undefined, opts.dryRun === true) : undefined;
     if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
@@ -232,6 +244,13 @@ export class GenericStore {
       }
       if (p?.resourceVersion && p.resourceVersion !== old.metadata?.resourceVersion) {
         throw conflict(this.target(name), `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${old.metadata?.resourceVersion ?? ''}`);
+      }
+      if (opts.admission) {
+        // A delete is admitted with the stored object as oldObject and no new object.
+        const mutated = opts.admission.mutate('DELETE', undefined, old, name);
+        if (mutated instanceof Promise) await mutated;
+        const validated = opts.admission.validate();
+        if (validated) await validated;
       }
       try {
         if (this.pendingFinalizers(old).length > 0) {
@@ -360,9 +379,15 @@ export class GenericStore {
       t.strategy.prepareForFinalizeUpdate?.(obj, old);
     } else {
       t.strategy.prepareForUpdate?.(obj, old);
-      if (this.tracksGeneration(obj) && !jsonEqual(obj.spec, old.spec)) {
-        metaOf(obj).generation = (typeof old.metadata?.generation === 'number' ? old.metadata.generation : 0) + 1;
-      }
+    }
+    if (opts.admission) {
+      const mutated = opts.admission.mutate('UPDATE', obj, old, metaOf(obj).name as string);
+      obj = this.admitted(mutated instanceof Promise ? await mutated : mutated, obj);
+    }
+    // After admission, so that a mutating plugin's change to the spec counts as one.
+    const plainUpdate = !custom && opts.subresource !== 'status' && opts.subresource !== 'finalize';
+    if (plainUpdate && this.tracksGeneration(obj) && !jsonEqual(obj.spec, old.spec)) {
+      metaOf(obj).generation = (typeof old.metadata?.generation === 'number' ? old.metadata.generation : 0) + 1;
     }
     if (!opts.applied) this.recordManager(obj, old, opts);
     this.validateOrThrow(obj, [
@@ -370,10 +395,11 @@ export class GenericStore {
       ...t.strategy.validate(obj),
       ...(custom?.validateUpdate ? custom.validateUpdate(obj, old) : (t.strategy.validateUpdate?.(obj, old) ?? [])),
     ]);
+    const validated = opts.admission?.validate();
+    if (validated) await validated;
     metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
     // An update that changes nothing is not written: same resourceVersion, no watch event.
     if (jsonEqual(obj, old)) return old;
-    if (opts.admit) await opts.admit(obj, old);
     const reservation = t.allocations ? await t.allocations.reserve(this.deps.backend, obj, old, opts.dryRun === true) : undefined;
     if (opts.dryRun) return obj;
     try {
@@ -426,18 +452,18 @@ export class GenericStore {
     if (errors.length > 0) throw invalid({ ...this.target(obj.metadata?.name), resource: undefined }, errors);
   }
 
-  /** Undefined when the namespace is known writable now; else a promise that settles once it is checked. */
-  private checkNamespaceWritable(namespace: string): Promise<void> | undefined {
-    const state = this.deps.namespaceState(namespace);
-    if (state === 'active') return undefined;
-    return Promise.resolve(state).then((s) => this.refuseUnlessActive(namespace, s));
-  }
-
-  private refuseUnlessActive(namespace: string, state: NamespaceState): void {
-    if (state === 'missing') throw notFound({ kind: 'namespaces', resource: 'namespaces', name: namespace });
-    if (state === 'terminating') {
-      throw forbidden(`${this.type.plural} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { kind: 'namespaces', name: namespace });
-    }
+  /**
+   * The object a mutating stage handed back: it must still be an object of this type, in the same
+   * namespace and (unless generated) with the same name, as the request addressed.
+   */
+  private admitted(result: ApiObject | undefined, before: ApiObject): ApiObject {
+    if (result === before) return result;
+    if (!isObject(result)) throw badRequest(`admission did not return a ${this.type.kind} object`);
+    const was = metaOf(before);
+    const now = metaOf(result);
+    if (now.namespace !== was.namespace) throw badRequest('admission may not change the namespace of the object');
+    if (now.name !== was.name) throw badRequest('admission may not change the name of the object');
+    return result;
   }
 
   private tracksGeneration(obj: ApiObject): boolean {

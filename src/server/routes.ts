@@ -1,3 +1,4 @@
+import type { AdmissionChain } from '../admission/index.js';
 import { notFoundMessage } from '../errors/index.js';
 import type { Registry } from '../registry/index.js';
 import type { RequestContext } from './chain.js';
@@ -30,6 +31,7 @@ export interface RouteDeps {
   features: { watchList: boolean; compression: boolean };
   auth: ResourceAuth;
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number; maxQueueBytes: number };
+  admission: AdmissionChain;
 }
 
 /** Routes an authorized request: resources by request info, everything else by path. */
@@ -48,6 +50,7 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
         watch: deps.watch,
         user: ctx.user,
         auth: deps.auth,
+        admission: deps.admission,
       });
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';

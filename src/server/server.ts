@@ -18,6 +18,8 @@ import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../regist
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
 import { buildChain } from './chain.js';
+import { planAdmission, type AdmissionOptions } from '../admission/index.js';
+import { serverAdmissionChain } from './admission-setup.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { StallGuard } from './stall-guard.js';
 import { H2_MAX_HEADER_LIST_SIZE, headerListSize, headersTooLarge, limitHttp1Headers, MAX_H2_HEADER_BYTES } from './header-limits.js';
@@ -31,7 +33,7 @@ import { routeRequest, SERVER_VERSION } from './routes.js';
 import { ensureServingCerts } from './tls.js';
 
 
-export interface ServerOptions extends AuthOptions {
+export interface ServerOptions extends AuthOptions, AdmissionOptions {
   /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
   dataDir?: string;
   bindAddress?: string;
@@ -110,12 +112,20 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const modes = opts.authorizationModes ?? ['RBAC'];
   const authorizer = buildAuthorizer(modes, () => rbacIndex);
   const features = resolveFeatureGates(opts.featureGates ?? {});
+  planAdmission(opts); // unknown plugins or a bad --admission-control-config-file fail before anything is opened
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
   const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   try {
     auth = buildAuthenticator(opts, registry, { token: adminToken, user: { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] } }, serviceAccountSigningKey(opts, join(dataDir)));
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
+  let admission: ReturnType<typeof serverAdmissionChain>;
+  try {
+    admission = serverAdmissionChain(opts, registry, { authorizer, rbac: modes.includes('RBAC') ? rbacIndex : undefined }, log);
   } catch (e) {
     await backend.close();
     throw e;
@@ -169,6 +179,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         maxQueue: opts.watchMaxQueue ?? 10_000,
         maxQueueBytes: opts.watchMaxQueueBytes ?? 64 * 1024 * 1024,
       },
+      admission,
     }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),

@@ -24,6 +24,7 @@ import {
   type Obj,
 } from './pod-common.js';
 import type { ResourceContext } from './resource.js';
+import { admitSubresourceObject } from '../admission-setup.js';
 
 /** Pods as a binding writes them: no defaulting or validation of the rest of the pod, no generation bump. */
 const bindingView: ResourceType = {
@@ -98,6 +99,18 @@ export async function serveBinding(ctx: ResourceContext, respond: (code: number,
   const errs = name === '' ? [fieldError.required('metadata.name', 'name or generateName is required')] : [];
   errs.push(...validateBinding(body));
   if (errs.length > 0) throw invalid({ kind: 'Binding', name }, errs);
-  await assignPod(ctx.registry, namespace, name, body, dryRun);
+  const admitted = await admitSubresourceObject(ctx.admission, {
+    operation: 'CREATE',
+    kind: { group: '', version: 'v1', kind: 'Binding' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    subresource: 'binding',
+    namespace,
+    name,
+    object: body as ApiObject,
+    user: ctx.user,
+    dryRun,
+    ...(ctx.warnings ? { warnings: ctx.warnings } : {}),
+  });
+  await assignPod(ctx.registry, namespace, name, admitted as Obj, dryRun);
   respond(201, successStatus(201));
 }

@@ -47,7 +47,7 @@ export function podViewStore(registry: Registry, view: ResourceType): GenericSto
   if (!byView) viewStores.set(registry, (byView = new Map()));
   let store = byView.get(view);
   if (!store) {
-    store = new GenericStore(view, { backend: registry.backend, namespaceState: (ns) => registry.namespaceState(ns) });
+    store = new GenericStore(view, { backend: registry.backend });
     byView.set(view, store);
   }
   return store;

@@ -22,6 +22,7 @@ import {
   text,
 } from './pod-common.js';
 import type { ResourceContext } from './resource.js';
+import { admitSubresourceObject } from '../admission-setup.js';
 
 const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
 const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'];
@@ -133,6 +134,20 @@ export async function serveEviction(ctx: ResourceContext, respond: (code: number
   checkNamespace(meta, namespace);
   if (text(meta.name) !== name) throw badRequest('name in URL does not match name in Eviction object');
   const opts = evictionOptions(body, ctx.query);
+  // The eviction itself is admitted (a CREATE of pods/eviction), as the reference does, before anything is spent.
+  const version = typeof body.apiVersion === 'string' && body.apiVersion.includes('/') ? body.apiVersion.split('/')[1]! : 'v1';
+  await admitSubresourceObject(ctx.admission, {
+    operation: 'CREATE',
+    kind: { group: 'policy', version, kind: 'Eviction' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    subresource: 'eviction',
+    namespace,
+    name,
+    object: body as ApiObject,
+    user: ctx.user,
+    dryRun: opts.dryRun,
+    ...(ctx.warnings ? { warnings: ctx.warnings } : {}),
+  });
   const userRV = Boolean(opts.preconditions.resourceVersion);
   for (let attempt = 0; ; attempt++) {
     const pod = await podsStore(ctx.registry).get(namespace, name);

@@ -1,7 +1,7 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, YAML_MEDIA, type Representation } from '../../encoding/index.js';
-import { badRequest, invalid, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
+import { badRequest, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
 import { APPLY_PATCH_YAML } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
@@ -16,12 +16,12 @@ import { gzipWhenLarge, maybeGzip } from '../compression.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
 import { serveWatch } from './watch.js';
 import { serveScale } from './scale.js';
-import { PROTOBUF_MEDIA_TYPE, RBAC_GROUP, SCHEDULING_GROUP } from '../../api/naming.js';
-import { globalDefaultAdmission } from '../../registry/resources/scheduling/index.js';
-import { validateBootstrapTokenSecret, type Authenticator, type ServiceAccountTokenIssuer, type UserInfo } from '../../authn/index.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
+import type { Authenticator, ServiceAccountTokenIssuer, UserInfo } from '../../authn/index.js';
 import type { Attributes, Authorizer } from '../../authz/index.js';
 import type { RbacIndex } from '../../authz/rbac/index.js';
-import { rbacAdmission } from '../rbac-setup.js';
+import type { AdmissionChain, WriteOptionFields } from '../../admission/index.js';
+import { admitSubresourceObject, writeAdmission } from '../admission-setup.js';
 import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
@@ -42,6 +42,8 @@ export interface ResourceContext {
   warnings?: string[];
   /** The response's form, negotiated once before anything is read or written (architecture rule 9). */
   response?: Representation;
+  /** The admission chain every write passes (spec 1.6). */
+  admission: AdmissionChain;
 }
 
 /** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
@@ -89,12 +91,37 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   ctx.response = negotiateResponse(ctx.req, info.verb);
   const dryRun = parseDryRun(query);
   if (info.subresource === 'scale' && t.scale && info.name) {
-    const scale = await serveScale(store, t.scale, namespace, info.name, { method: ctx.req.method ?? 'GET', req: ctx.req, query, dryRun });
+    const scaleWarnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
+    const admit = (next: ApiObject, current: ApiObject) =>
+      admitSubresourceObject(ctx.admission, {
+        operation: 'UPDATE',
+        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+        resource: { group: t.group, version: t.version, resource: t.plural },
+        subresource: 'scale',
+        namespace: namespace ?? '',
+        name: info.name,
+        object: next,
+        oldObject: current,
+        user: ctx.user,
+        dryRun,
+        warnings: scaleWarnings,
+      });
+    const scale = await serveScale(store, t.scale, namespace, info.name, { method: ctx.req.method ?? 'GET', req: ctx.req, query, dryRun, admit });
     return respond(ctx, 200, scale);
   }
-  const admit = admissionFor(ctx, t.group, t.plural);
   const validation = fieldValidationOf(query);
   const warnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
+  // One admission per write: the store runs its stages once it knows the operation (spec 1.6).
+  const admit = (fields: Omit<WriteOptionFields, 'dryRun'>, patch = false) => ({
+    admission: writeAdmission(ctx.admission, t, {
+      namespace,
+      subresource: info.subresource,
+      user: ctx.user,
+      fields: { dryRun, ...fields, ...(query.get('fieldValidation') ? { fieldValidation: query.get('fieldValidation') as string } : {}) },
+      patch,
+      warnings,
+    }),
+  });
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, store, namespace);
@@ -118,7 +145,8 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent')), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true, user: ctx.user };
+      const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'));
+      const write = { dryRun, ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true, user: ctx.user };
       const created = await store.createStored(namespace, body, write);
       if ('object' in created) return respond(ctx, 201, created.object);
       return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
@@ -126,7 +154,8 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     case 'update': {
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
-      const write = { dryRun, ...sub(info), ...admit, fieldManager: fieldManagerOf(query, header(ctx.req, 'user-agent'), 'UpdateOptions'), checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
+      const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'), 'UpdateOptions');
+      const write = { dryRun, ...sub(info), ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
       const { object, created } = await store.update(namespace, info.name, body, write);
       return respond(ctx, created ? 201 : 200, object);
     }
@@ -139,15 +168,16 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (patchType === APPLY_PATCH_YAML) {
         const canCreate = async () =>
           (await ctx.auth.authorizer.authorize({ ...attributesFor(ctx), verb: 'create', name: '', subresource: '' })).decision === 'allow';
-        const { object, created } = await store.apply(namespace, info.name, body, { dryRun, ...sub(info), ...admit, fieldManager, force, canCreate, checkFields, user: ctx.user });
+        const { object, created } = await store.apply(namespace, info.name, body, { dryRun, ...sub(info), ...admit({ fieldManager, force }, true), fieldManager, force, canCreate, checkFields, user: ctx.user });
         return respond(ctx, created ? 201 : 200, object);
       }
-      const write = { dryRun, ...sub(info), ...admit, fieldManager, checkFields };
+      const write = { dryRun, ...sub(info), ...admit({ fieldManager }, true), fieldManager, checkFields };
       return respond(ctx, 200, await store.patch(namespace, info.name, patchType, body, write));
     }
     case 'delete': {
       const opts = await deleteOptions(ctx);
-      const { object, removed } = await store.delete(namespace, info.name, { ...opts, dryRun: dryRun || opts.dryRun });
+      const { admission } = admit({ deleteOptions: deleteOptionsForAdmission(opts) });
+      const { object, removed } = await store.delete(namespace, info.name, { ...opts, dryRun: dryRun || opts.dryRun, admission });
       if (!removed) return respond(ctx, 202, object);
       return respond(ctx, 200, successStatus(store, object));
     }
@@ -187,25 +217,6 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject], ctx.query));
   if (rep.mediaType === JSON_MEDIA) return sendRaw(ctx, JSON_MEDIA, objectJson(t, value, revision));
   return sendRep(ctx, rep.mediaType, JSON.parse(objectJson(t, value, revision).toString('utf8')));
-}
-
-/**
- * Admission for this write (the filter chain's admission stage lives here, next to the store): RBAC
- * escalation prevention, and the bootstrap-token rules of spec 2.9 for Secrets of that type.
- */
-function admissionFor(ctx: ResourceContext, group: string, plural: string) {
-  if (group === RBAC_GROUP && ctx.auth.rbac) return { admit: rbacAdmission(ctx.user, ctx.auth.authorizer, ctx.auth.rbac, plural) };
-  const priorityClasses = group === SCHEDULING_GROUP && plural === 'priorityclasses' ? ctx.registry.store(group, ctx.info.apiVersion, plural) : undefined;
-  if (priorityClasses) return { admit: globalDefaultAdmission(async () => (await listObjects(priorityClasses.type, ctx.registry.backend, undefined, {})).items) };
-  if (group === '' && plural === 'secrets') {
-    return {
-      admit: (obj: ApiObject) => {
-        const errs = validateBootstrapTokenSecret(obj as Record<string, unknown>);
-        if (errs.length > 0) throw invalid({ kind: 'Secret', name: obj.metadata?.name ?? '' }, errs);
-      },
-    };
-  }
-  return {};
 }
 
 function sendRep(ctx: ResourceContext, mediaType: string, obj: unknown): void {
@@ -307,7 +318,17 @@ async function deleteOptions(ctx: ResourceContext) {
   return {
     ...(pre ? { preconditions: pre as { uid?: string; resourceVersion?: string } } : {}),
     ...(policy ? { propagationPolicy: policy } : {}),
+    ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
     dryRun,
+  };
+}
+
+/** The DeleteOptions admission plugins see (without the dry-run flag, which the request carries). */
+function deleteOptionsForAdmission(opts: Awaited<ReturnType<typeof deleteOptions>>): Record<string, unknown> {
+  return {
+    ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+    ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+    ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
   };
 }
 
@@ -328,7 +349,15 @@ async function deleteCollection(ctx: ResourceContext, store: GenericStore, names
   const deleted: ApiObject[] = [];
   for (const item of items) {
     try {
-      const r = await store.delete(item.metadata?.namespace, item.metadata?.name as string, { ...opts, dryRun: dryRun || opts.dryRun });
+      const itemNamespace = item.metadata?.namespace;
+      const admission = writeAdmission(ctx.admission, t, {
+        namespace: itemNamespace,
+        subresource: '',
+        user: ctx.user,
+        fields: { dryRun: dryRun || opts.dryRun, deleteOptions: deleteOptionsForAdmission(opts) },
+        warnings: ctx.warnings ?? [],
+      });
+      const r = await store.delete(itemNamespace, item.metadata?.name as string, { ...opts, dryRun: dryRun || opts.dryRun, admission });
       deleted.push(r.object);
     } catch (e) {
       // Gone in the meantime: nothing left to delete.

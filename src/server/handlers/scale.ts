@@ -64,6 +64,8 @@ export interface ScaleRequest {
   req: Parameters<typeof readBody>[0];
   query: URLSearchParams;
   dryRun: boolean;
+  /** Admission of the Scale write (UPDATE of `<resource>/scale`): answers the Scale after mutating plugins. */
+  admit?(next: ApiObject, current: ApiObject): Promise<ApiObject>;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function serveScale(store: GenericStore, rules: ScaleRules, namespa
     else if (patchType === JSON_PATCH) next = applyJsonPatch(current, body);
     else if (patchType === STRATEGIC_MERGE_PATCH) next = applyStrategicMergePatch(current, body, definitionSchema('api.autoscaling.v1.Scale'));
     else next = applyMergePatch(current, body);
+    if (r.admit) next = await r.admit(next as ApiObject, current);
     const errs = validateScale(next);
     if (errs.length > 0) throw invalid(target, errs);
     const wantRV = pathValue(next as ApiObject, 'metadata.resourceVersion');

@@ -1,8 +1,8 @@
 /**
  * admissionregistration/v1 objects: webhook configurations, validating admission policies and their
- * bindings, stored and validated here. Calling webhooks and evaluating policies (CEL) is later work.
+ * bindings, stored and validated here. Webhooks are called by admission/webhook; policies are later work.
  */
-import { GROUP_SUFFIX } from '../../../api/naming.js';
+import { ADMISSIONREGISTRATION_GROUP as GROUP } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import { jsonEqual } from '../../../patch/index.js';
 import type { ResourceType } from '../../types.js';
@@ -12,7 +12,7 @@ import { validatePolicy, validatePolicyBinding } from './policies.js';
 import { bindingColumns, policyColumns, webhookColumns } from './table.js';
 import { validateWebhookConfiguration } from './webhooks.js';
 
-export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX}`;
+export const ADMISSIONREGISTRATION_GROUP = GROUP;
 
 /**
  * Webhook configurations have no spec; as in the reference, their generation starts at 1 and grows

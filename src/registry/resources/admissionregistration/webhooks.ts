@@ -1,6 +1,6 @@
 /**
  * Validating and mutating webhook configurations (admissionregistration/v1), with the reference's rules
- * and wording. Calling the webhooks is later work (admission).
+ * and wording. The webhooks are called by admission/webhook.
  */
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
@@ -18,6 +18,7 @@ import {
   validateMatchConditions,
   validateRuleWithOperations,
 } from './rules.js';
+import { validateWebhookConditionExpressions } from './webhook-conditions.js';
 
 /** v1 accepts only side-effect classes that are safe on dry run; `Some` and `Unknown` were v1beta1's. */
 export const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun'] as const;
@@ -77,6 +78,7 @@ function validateWebhook(r: FieldReader, hook: Rec, path: string, mutating: bool
   if (mutating) errs.push(...optionalEnum(r, hook, 'reinvocationPolicy', `${path}.reinvocationPolicy`, REINVOCATION_POLICIES));
   errs.push(...validateClientConfig(r, hook, `${path}.clientConfig`));
   errs.push(...validateMatchConditions(r, hook, `${path}.matchConditions`));
+  errs.push(...validateWebhookConditionExpressions(hook, `${path}.matchConditions`));
   errs.push(...validateReviewVersions(r, hook, `${path}.admissionReviewVersions`));
   return errs;
 }

@@ -13,12 +13,6 @@ const setDefault = (o: Obj, key: string, value: unknown) => {
 };
 const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-/** Priorities of the two built-in priority classes; any other class resolves to 0 here. */
-const BUILTIN_PRIORITIES: Record<string, number> = {
-  'system-node-critical': 2000001000,
-  'system-cluster-critical': 2000000000,
-};
-
 /** `latest`, or no tag and no digest (which means `latest`), pulls always; a pinned tag or digest only if absent. */
 export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
   const at = image.indexOf('@');
@@ -84,15 +78,11 @@ export function applyPodDefaults(o: ApiObject): Obj {
   if (!isObject(o.spec)) return {};
   const spec = o.spec;
   applyPodSpecDefaults(spec);
-  // The service account and priority are filled by admission for pods, never in pod templates.
+  // The service account is filled by admission for pods, never in pod templates (until the ServiceAccount
+  // plugin exists it is filled here). Priority and preemption policy are the Priority plugin's.
   const sa = [spec.serviceAccountName, spec.serviceAccount].find((v) => typeof v === 'string' && v !== '') ?? 'default';
   spec.serviceAccountName = sa;
   spec.serviceAccount = sa;
-  if (spec.priority === undefined || spec.priority === null) {
-    const cls = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
-    spec.priority = BUILTIN_PRIORITIES[cls] ?? 0;
-  }
-  setDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority');
   setDefault(spec, 'enableServiceLinks', true);
   return spec;
 }

@@ -61,8 +61,8 @@ describe('pods: type and defaults', () => {
     assert.equal(spec.serviceAccount, 'default');
     assert.deepEqual(spec.securityContext, {});
     assert.equal(spec.enableServiceLinks, true);
-    assert.equal(spec.priority, 0);
-    assert.equal(spec.preemptionPolicy, 'PreemptLowerPriority');
+    assert.equal(spec.priority, undefined, 'priority is the Priority admission plugin\'s (admission/plugins/priority.ts)');
+    assert.equal(spec.preemptionPolicy, undefined);
     assert.deepEqual(s.validate(o), []);
   });
 
@@ -70,7 +70,7 @@ describe('pods: type and defaults', () => {
     const o = created({ containers: [{ name: 'a', image: 'x' }], restartPolicy: 'Never', serviceAccount: 'robot', priorityClassName: 'system-node-critical' });
     assert.equal(specOf(o).restartPolicy, 'Never');
     assert.equal(specOf(o).serviceAccountName, 'robot');
-    assert.equal(specOf(o).priority, 2000001000);
+    assert.equal(specOf(o).priorityClassName, 'system-node-critical');
   });
 
   it('API reference: container defaults', () => {

@@ -2,7 +2,6 @@ import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { priorityClasses, systemPriorityClasses } from './priority-class.js';
 
-export { globalDefaultAdmission } from './priority-class.js';
 
 /** Types of this group with behaviour of their own; the group's other resources are served from the reference data alone. */
 export const schedulingTypes: ResourceType[] = [priorityClasses];

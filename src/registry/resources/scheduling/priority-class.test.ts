@@ -5,7 +5,7 @@ import type { ApiObject } from '../../../api/types.js';
 import { StatusError, type FieldError } from '../../../errors/index.js';
 import { renderTable } from '../../../encoding/index.js';
 import { schedulingBootstrap } from './index.js';
-import { globalDefaultAdmission, priorityClasses, SYSTEM_PRIORITY_CLASSES } from './priority-class.js';
+import { priorityClasses, SYSTEM_PRIORITY_CLASSES } from './priority-class.js';
 
 const summary = (errs: FieldError[]) => errs.map((e) => `${e.type} ${e.field}`);
 const pc = (name: string, body: Record<string, unknown>): ApiObject => ({ apiVersion: `${SCHEDULING_GROUP}/v1`, kind: 'PriorityClass', metadata: { name }, ...body });
@@ -55,26 +55,6 @@ test('reference behaviour, PriorityClass: value and preemptionPolicy are immutab
   for (const { change, want } of table) {
     assert.deepEqual(summary(s.validateUpdate?.({ ...old, ...change }, old) ?? []), want, JSON.stringify(change));
   }
-});
-
-test('reference behaviour, PriorityClass admission: one global default; the default itself may be rewritten', async () => {
-  const stored = [pc('first', { value: 5, globalDefault: true }), pc('plain', { value: 1 })];
-  const admit = globalDefaultAdmission(async () => stored);
-  await admit(pc('other', { value: 2 }));
-  await admit(pc('first', { value: 5, globalDefault: true, description: 'updated' }));
-  const refused = await admit(pc('second', { value: 3, globalDefault: true })).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  assert.ok(refused instanceof StatusError);
-  assert.equal(refused.code, 422);
-  assert.equal(refused.details?.causes?.[0]?.field, 'globalDefault');
-  assert.match(refused.message, /PriorityClass first is already marked as default\. Only one default can exist/);
-});
-
-test('reference behaviour, PriorityClass admission: after a race, the default of lowest value is named', async () => {
-  const admit = globalDefaultAdmission(async () => [pc('b', { value: 9, globalDefault: true }), pc('a', { value: 3, globalDefault: true })]);
-  await assert.rejects(admit(pc('c', { value: 1, globalDefault: true })), /PriorityClass a is already marked/);
 });
 
 test('reference behaviour, PriorityClass bootstrap: the two system classes, only when the type is served', () => {

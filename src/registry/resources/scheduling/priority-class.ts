@@ -1,7 +1,7 @@
 /**
  * scheduling/v1 PriorityClass: user classes up to one billion, the reserved `system-` names, an immutable
- * value and preemption policy, the two built-in classes the server creates at start, and the admission
- * rule that at most one class is the global default.
+ * value and preemption policy, and the two built-in classes the server creates at start. (That at most one
+ * class is the global default is the Priority admission plugin's rule: admission/plugins/priority.ts.)
  */
 import { SCHEDULING_GROUP } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
@@ -68,24 +68,6 @@ export function validatePriorityClassUpdate(o: ApiObject, old: ApiObject): Field
   if (o.value !== old.value) errs.push(fieldError.forbidden('value', 'may not be changed in an update.'));
   errs.push(...immutable('preemptionPolicy', o.preemptionPolicy, old.preemptionPolicy));
   return errs;
-}
-
-/**
- * Admission (after validation, before storage): a class may be the global default only while no other
- * class is. The store has no transactions, so this checks the stored classes as the reference's admission
- * plugin checks its cache; the reference answers 403, orch a 422 at `globalDefault`.
- */
-export function globalDefaultAdmission(listClasses: () => Promise<ApiObject[]>) {
-  return async (obj: ApiObject): Promise<void> => {
-    if (obj.globalDefault !== true) return;
-    const name = obj.metadata?.name;
-    const defaults = (await listClasses()).filter((pc) => pc.globalDefault === true && pc.metadata?.name !== name);
-    if (defaults.length === 0) return;
-    // With several (after a race), the reference names the one of lowest value.
-    const existing = defaults.reduce((a, b) => (Number(b.value) < Number(a.value) ? b : a));
-    const message = `PriorityClass ${String(existing.metadata?.name)} is already marked as default. Only one default can exist`;
-    throw invalid({ group: SCHEDULING_GROUP, kind: 'PriorityClass', name }, [fieldError.invalid('globalDefault', true, message)]);
-  };
 }
 
 export function systemPriorityClasses(): ApiObject[] {

@@ -1,0 +1,106 @@
+/**
+ * The admission seam (spec 1.6): every write is authenticated, authorized, then admitted. Mutating plugins
+ * run in order and may change the object; then the type's own validation; then validating plugins, which
+ * may only accept or reject. The first rejection (a thrown StatusError) ends the request and stores nothing.
+ */
+import type { ApiObject } from '../api/types.js';
+
+/** A patch is an UPDATE; an apply that creates is a CREATE; pod exec/attach/portforward are CONNECT. */
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+export interface GroupVersionResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+export interface AdmissionUser {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** One write as admission sees it. Built once per request by the write path. */
+export interface AdmissionRequest {
+  /** Unique per request; webhooks get it as `request.uid` and must echo it. */
+  readonly uid: string;
+  readonly operation: AdmissionOperation;
+  /** The kind and resource of the object being written (the storage view of the request). */
+  readonly kind: GroupVersionKind;
+  readonly resource: GroupVersionResource;
+  /** '' when the request is on the resource itself. */
+  readonly subResource: string;
+  /** What the client addressed; differs from kind/resource only when a plugin sees another version. */
+  readonly requestKind: GroupVersionKind;
+  readonly requestResource: GroupVersionResource;
+  readonly requestSubResource: string;
+  /** '' for cluster-scoped objects. */
+  readonly namespace: string;
+  /** '' on a create whose name the server generates. */
+  readonly name: string;
+  /** The new object (CREATE, UPDATE, CONNECT options); mutating plugins may change it in place. */
+  object: ApiObject | undefined;
+  /** The stored object (UPDATE, DELETE). */
+  readonly oldObject: ApiObject | undefined;
+  /** CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as the request carried them. */
+  readonly options: Readonly<Record<string, unknown>> | undefined;
+  readonly dryRun: boolean;
+  readonly user: AdmissionUser;
+  /** Adds a `Warning: 299` line to the response. */
+  warn(message: string): void;
+  /** Records an audit annotation on the request's audit event. */
+  annotate(key: string, value: string): void;
+}
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  handles(operation: AdmissionOperation): boolean;
+  /** Mutating stage: may change `req.object`; throws a StatusError to reject. */
+  admit?(req: AdmissionRequest): Promise<void> | void;
+  /** Validating stage: must not change anything; throws a StatusError to reject. */
+  validate?(req: AdmissionRequest): Promise<void> | void;
+  /**
+   * Reinvocation (webhooks' `reinvocationPolicy: IfNeeded`). After the mutating stage the chain asks each
+   * plugin that has this method; if any answers true, the chain runs the whole mutating stage once more
+   * with the same request object (never a third time). A plugin tells the second pass from the first by
+   * its own per-request state.
+   */
+  wantsReinvocation?(req: AdmissionRequest): boolean;
+}
+
+/** Read access to stored objects for plugins that consult other objects (namespaces, limit ranges, ...). */
+export interface ObjectReader {
+  /** The current object, or undefined when it does not exist. `group` '' is the core group. */
+  get(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined>;
+  /** Current objects of a resource, in one namespace or (namespace undefined) all of them. */
+  list(group: string, resource: string, namespace?: string): Promise<ApiObject[]>;
+  /**
+   * The object as the server's watch cache holds it at this moment, without waiting for anything; undefined
+   * when the cache does not hold it (it may still exist: confirm with `get`). Lets a plugin answer the
+   * common case of a hot write without an await. Objects returned are shared: never change them.
+   */
+  peek?(group: string, resource: string, namespace: string | undefined, name: string): ApiObject | undefined;
+}
+
+/** What plugin factories get from the server. */
+export interface AdmissionDeps {
+  objects: ObjectReader;
+  /**
+   * The group/versions serving the same stored resource as `r` (matchPolicy Equivalent), `r` included;
+   * e.g. a resource served in v1 and v1beta1 of one group.
+   */
+  equivalentResources(r: GroupVersionResource): GroupVersionResource[];
+  /** The kind served at `r`, or undefined when nothing is served there. */
+  kindOf(r: GroupVersionResource): GroupVersionKind | undefined;
+  log(message: string): void;
+}
+
+/** Builds a plugin from the server's dependencies and its AdmissionConfiguration entry (undefined when none). */
+export type AdmissionPluginFactory = (deps: AdmissionDeps, configuration: unknown) => AdmissionPlugin;

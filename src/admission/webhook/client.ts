@@ -1,0 +1,106 @@
+/**
+ * POSTs an AdmissionReview over HTTPS: verified against the webhook's caBundle (or the system roots),
+ * connections kept alive per client configuration, a deadline on the whole exchange and a bound on the
+ * answer's size, so a hanging, slow or flooding webhook costs one failed call and nothing more.
+ */
+import https from 'node:https';
+
+/** Larger answers are refused: no legitimate review answer comes near it. */
+export const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
+/** Connection pools kept at once; the least recently used one is closed past this. */
+const MAX_AGENTS = 128;
+
+export interface Target {
+  /** Where to connect: host (or IP) and port. */
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+  /** The TLS name the certificate must carry (the service DNS name, or the URL's host). */
+  readonly serverName: string;
+  readonly ca?: string;
+  /** The connection pool this call belongs to. */
+  readonly poolKey: string;
+  /** The URL as messages show it (a service by its DNS name and port). */
+  readonly url: string;
+}
+
+/** Why a call failed, worded after the reference's `Post "<url>": <reason>`. */
+export class CallFailed extends Error {}
+
+const agents = new Map<string, https.Agent>();
+
+function agentFor(t: Target): https.Agent {
+  let a = agents.get(t.poolKey);
+  if (a) {
+    agents.delete(t.poolKey);
+    agents.set(t.poolKey, a);
+    return a;
+  }
+  a = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8, ca: t.ca, timeout: 60_000 });
+  agents.set(t.poolKey, a);
+  if (agents.size > MAX_AGENTS) {
+    const [oldest, agent] = agents.entries().next().value as [string, https.Agent];
+    agents.delete(oldest);
+    agent.destroy();
+  }
+  return a;
+}
+
+/** Closes every kept connection (tests and shutdown). */
+export function closeWebhookConnections(): void {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
+}
+
+/** The answer's body, or throws CallFailed. */
+export function postReview(t: Target, body: string, timeoutMs: number): Promise<string> {
+  const url = t.url;
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      reject(new CallFailed(`Post "${url}": ${why}`));
+    };
+    const payload = Buffer.from(body, 'utf8');
+    const req = https.request({
+      host: t.host,
+      port: t.port,
+      path: t.path,
+      method: 'POST',
+      // Node checks the certificate against `servername` when set, else against `host`: a service's
+      // endpoint IP is dialled while its DNS name is verified, as the reference does.
+      servername: isIP(t.serverName) ? undefined : t.serverName,
+      agent: agentFor(t),
+      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
+    });
+    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
+    req.on('error', (e) => fail(e.message));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_ANSWER_BYTES) return fail(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+        chunks.push(c);
+      });
+      res.on('error', (e) => fail(e.message));
+      res.on('end', () => {
+        if (settled) return;
+        const text = Buffer.concat(chunks).toString('utf8');
+        const code = res.statusCode ?? 0;
+        if (code < 200 || code > 206) return fail(`the server answered ${code}: ${text.slice(0, 256)}`);
+        settled = true;
+        clearTimeout(timer);
+        resolve(text);
+      });
+    });
+    req.end(payload);
+  });
+}
+
+function isIP(h: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(h) || h.includes(':');
+}

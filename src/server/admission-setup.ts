@@ -1,0 +1,213 @@
+/**
+ * Wires admission into the server: what plugins may read (stored objects, through the watch caches), the
+ * internal plugins that always run (RBAC escalation prevention, bootstrap-token Secret rules), and the
+ * per-request `WriteAdmission` the write path hands to the store.
+ */
+import { RBAC_GROUP } from '../api/naming.js';
+import type { ApiObject } from '../api/types.js';
+import {
+  AdmissionChain,
+  buildAdmissionChain,
+  WriteAdmission,
+  type AdmissionDeps,
+  type AdmissionOptions,
+  type AdmissionPlugin,
+  type AdmissionRequest,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type ObjectReader,
+  type WriteOptionFields,
+} from '../admission/index.js';
+import { validateBootstrapTokenSecret, type UserInfo } from '../authn/index.js';
+import type { Authorizer } from '../authz/index.js';
+import type { RbacIndex } from '../authz/rbac/index.js';
+import type { CachedItem } from '../cacher/index.js';
+import { invalid } from '../errors/index.js';
+import type { GenericStore, Registry, ResourceType } from '../registry/index.js';
+import { collectionPrefix } from '../registry/keys.js';
+import { rbacAdmission } from './rbac-setup.js';
+
+/** Stored objects for plugins, read from the watch caches; decoded once per cached version. */
+export class CachedObjectReader implements ObjectReader {
+  private readonly decoded = new WeakMap<CachedItem, ApiObject>();
+  /** Found once per group/resource: plugins ask on every write. */
+  private readonly stores = new Map<string, GenericStore | undefined>();
+
+  constructor(private readonly registry: Registry) {}
+
+  peek(group: string, resource: string, namespace: string | undefined, name: string): ApiObject | undefined {
+    const store = this.storeOf(group, resource);
+    if (!store) return undefined;
+    const reader = this.registry.reader(store.type);
+    const item = reader.cacher.get(store.key(namespace, name));
+    return item ? this.decode(store.type, item) : undefined;
+  }
+
+  /** Consistent: the cache once it has caught up with storage, else storage itself. */
+  async get(group: string, resource: string, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    const store = this.storeOf(group, resource);
+    if (!store) return undefined;
+    const reader = this.registry.reader(store.type);
+    if (await reader.consistent()) {
+      const item = reader.cacher.get(store.key(namespace, name));
+      return item ? this.decode(store.type, item) : undefined;
+    }
+    return store.get(namespace, name).catch((e: { code?: number }) => {
+      if (e.code === 404) return undefined;
+      throw e;
+    });
+  }
+
+  /** What the cache holds now, as an informer would answer (no wait for storage's revision). */
+  async list(group: string, resource: string, namespace?: string): Promise<ApiObject[]> {
+    const store = this.storeOf(group, resource);
+    if (!store) return [];
+    const reader = this.registry.reader(store.type);
+    await reader.cacher.ready;
+    const t = store.type;
+    const prefix = collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined);
+    const out: ApiObject[] = [];
+    for (const item of reader.cacher.range(prefix)) out.push(this.decode(t, item));
+    return out;
+  }
+
+  private decode(t: ResourceType, item: CachedItem): ApiObject {
+    let obj = this.decoded.get(item);
+    if (!obj) this.decoded.set(item, (obj = this.registry.reader(t).decode(item)));
+    return obj;
+  }
+
+  /** The store of a resource in any served version (the first registered: they share one storage). */
+  private storeOf(group: string, resource: string): GenericStore | undefined {
+    const key = `${group}/${resource}`;
+    if (this.stores.has(key)) return this.stores.get(key);
+    const t = this.registry.types.find((x) => x.group === group && x.plural === resource);
+    const store = t ? this.registry.store(t.group, t.version, t.plural) : undefined;
+    this.stores.set(key, store);
+    return store;
+  }
+}
+
+/** The dependencies plugin factories get from this server. */
+export function admissionDeps(registry: Registry, log: (m: string) => void): AdmissionDeps {
+  const typeAt = (r: GroupVersionResource) => {
+    const [plural] = r.resource.split('/');
+    return registry.types.find((t) => t.group === r.group && t.version === r.version && t.plural === plural);
+  };
+  return {
+    objects: new CachedObjectReader(registry),
+    equivalentResources(r) {
+      const t = typeAt(r);
+      if (!t) return [r];
+      const sub = r.resource.includes('/') ? r.resource.slice(r.resource.indexOf('/')) : '';
+      const same = registry.types.filter((x) => x.storageKey === t.storageKey && (sub === '' || x.subresources.includes(sub.slice(1))));
+      return same.map((x) => ({ group: x.group, version: x.version, resource: x.plural + sub }));
+    },
+    kindOf(r): GroupVersionKind | undefined {
+      const t = typeAt(r);
+      if (!t) return undefined;
+      // The scale subresource speaks autoscaling/v1 Scale; other subresources the parent's kind.
+      if (r.resource.endsWith('/scale')) return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+      return { group: t.group, version: t.version, kind: t.kind };
+    },
+    log,
+  };
+}
+
+const RBAC_PLURALS = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+
+const userInfoOf = (req: AdmissionRequest): UserInfo => ({
+  username: req.user.username,
+  groups: [...req.user.groups],
+  ...(req.user.uid !== undefined ? { uid: req.user.uid } : {}),
+  ...(req.user.extra ? { extra: Object.fromEntries(Object.entries(req.user.extra).map(([k, v]) => [k, [...v]])) } : {}),
+});
+
+/** Escalation prevention (spec 5.8): not a reference admission plugin, so not configurable; always on with RBAC. */
+export function rbacEscalationPlugin(authorizer: Authorizer, index: RbacIndex): AdmissionPlugin {
+  return {
+    name: 'orch:RBACEscalation',
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    validate(req) {
+      if (req.resource.group !== RBAC_GROUP || req.subResource !== '' || !RBAC_PLURALS.has(req.resource.resource) || !req.object) return;
+      return rbacAdmission(userInfoOf(req), authorizer, index, req.resource.resource)(req.object);
+    },
+  };
+}
+
+/** The bootstrap-token Secret rules (spec 2.9), on every write of a Secret of that type. */
+export function bootstrapTokenSecretPlugin(): AdmissionPlugin {
+  return {
+    name: 'orch:BootstrapTokenSecret',
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    validate(req) {
+      if (req.resource.group !== '' || req.resource.resource !== 'secrets' || req.subResource !== '' || !req.object) return;
+      const errs = validateBootstrapTokenSecret(req.object as Record<string, unknown>);
+      if (errs.length > 0) throw invalid({ kind: 'Secret', name: req.object.metadata?.name ?? '' }, errs);
+    },
+  };
+}
+
+/** The server's chain: the internal plugins, then what the flags enable. */
+export function serverAdmissionChain(
+  opts: AdmissionOptions,
+  registry: Registry,
+  auth: { authorizer: Authorizer; rbac: RbacIndex | undefined },
+  log: (m: string) => void,
+): AdmissionChain {
+  const internal = [bootstrapTokenSecretPlugin(), ...(auth.rbac ? [rbacEscalationPlugin(auth.authorizer, auth.rbac)] : [])];
+  return buildAdmissionChain(opts, admissionDeps(registry, log), internal);
+}
+
+/** One write's admission, for the store (`WriteOptions.admission`). */
+export function writeAdmission(
+  chain: AdmissionChain,
+  t: ResourceType,
+  r: { namespace: string | undefined; subresource: string; user: UserInfo; fields: WriteOptionFields; patch?: boolean; warnings: string[] },
+): WriteAdmission {
+  return new WriteAdmission(chain, {
+    kind: { group: t.group, version: t.version, kind: t.kind },
+    resource: { group: t.group, version: t.version, resource: t.plural },
+    subResource: r.subresource,
+    namespace: t.namespaced ? (r.namespace ?? '') : '',
+    user: r.user,
+    fields: r.fields,
+    ...(r.patch ? { patch: true } : {}),
+    warn: (m) => void r.warnings.push(m),
+  });
+}
+
+/**
+ * Admission of a request whose object is not the stored one (a Binding, an Eviction, a Scale): the chain sees
+ * the request's own kind at `<resource>/<subresource>`, as the reference admits it. Answers the object after
+ * the mutating stage, once the validating stage has passed too.
+ */
+export async function admitSubresourceObject(
+  chain: AdmissionChain,
+  r: {
+    operation: 'CREATE' | 'UPDATE';
+    kind: GroupVersionKind;
+    resource: GroupVersionResource;
+    subresource: string;
+    namespace: string;
+    name: string;
+    object: ApiObject;
+    oldObject?: ApiObject;
+    user: UserInfo;
+    dryRun: boolean;
+    warnings?: string[];
+  },
+): Promise<ApiObject> {
+  const admission = new WriteAdmission(chain, {
+    kind: r.kind,
+    resource: r.resource,
+    subResource: r.subresource,
+    namespace: r.namespace,
+    user: r.user,
+    fields: { dryRun: r.dryRun },
+    warn: (m) => void r.warnings?.push(m),
+  });
+  const mutated = (await admission.mutate(r.operation, r.object, r.oldObject, r.name)) ?? r.object;
+  await admission.validate();
+  return mutated;
+}
