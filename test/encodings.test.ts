@@ -103,3 +103,50 @@ describe('encodings: protobuf and gzip (spec 4.4)', () => {
     await assert.rejects(startServer({ port: 0, storage: { type: 'memory' }, featureGates: { NoSuchGate: true } }), /unrecognized feature gate: NoSuchGate/);
   });
 });
+
+describe('errors in the negotiated media type (spec 4.4; reference behaviour, found by the fuzz suite)', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({ port: 0, storage: { type: 'memory' } });
+  });
+  after(() => server.close());
+  const get = (path: string, accept: string | undefined, token: string | null = server.adminToken) =>
+    client(server)('GET', path, { headers: accept ? { accept } : {}, token });
+
+  /** The raw answer: protobuf bytes must not go through a text decoder. */
+  const raw = (path: string, accept: string, token: string) =>
+    new Promise<{ status: number; type: string; body: Buffer }>((resolve, reject) => {
+      const req = httpsRequest(new URL(path, server.url), { headers: { accept, authorization: `Bearer ${token}` }, ca: server.caCertPem }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('a protobuf client gets a protobuf Status, from the handler (404) and from the filter chain (401)', async () => {
+    for (const [r, code, reason] of [
+      [await raw('/api/v1/namespaces/default/configmaps/missing', PB, server.adminToken), 404, 'NotFound'],
+      [await raw('/api/v1/namespaces/default/configmaps', `${PB}, application/json;q=0.5`, 'not-a-token'), 401, 'Unauthorized'],
+    ] as const) {
+      assert.equal(r.status, code);
+      assert.equal(r.type, PB);
+      const status = decodeProtobuf(r.body) as { kind: string; code: number; reason: string };
+      assert.deepEqual([status.kind, status.code, status.reason], ['Status', code, reason]);
+    }
+  });
+
+  it('YAML clients get YAML; a client accepting nothing we offer, or no Accept, gets JSON', async () => {
+    const yaml = await get('/api/v1/namespaces/default/configmaps/missing', 'application/yaml');
+    assert.equal(yaml.status, 404);
+    assert.equal(yaml.headers['content-type'], 'application/yaml');
+    assert.match(yaml.text, /^kind: Status$/m);
+    for (const accept of ['text/html', undefined]) {
+      const r = await get('/api/v1/namespaces/default/configmaps/missing', accept);
+      assert.equal(r.status, accept ? 406 : 404);
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.json.kind, 'Status');
+    }
+  });
+});

@@ -66,9 +66,10 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       // 7. The handler: resources, discovery, health, OpenAPI.
       await deps.handler({ req, res, url, info, user });
     } catch (e) {
-      if (isStatusError(e)) return sendStatusError(res, e);
+      const accept = req.headers.accept;
+      if (isStatusError(e)) return sendStatusError(res, e, accept);
       deps.onInternalError?.(e, { method, path });
-      sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)));
+      sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)), accept);
     } finally {
       if (slot) inFlight[slot]--;
     }

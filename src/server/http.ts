@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { PROTOBUF_MEDIA_TYPE } from '../api/naming.js';
+import { encode, JSON_MEDIA, negotiate, YAML_MEDIA } from '../encoding/index.js';
 import { StatusError, tooLarge } from '../errors/index.js';
 
 /** Largest accepted request body: 3 MiB, like the reference's default limit. */
@@ -102,12 +104,27 @@ export function sendText(res: Res, code: number, text: string): void {
   sendBytes(res, code, 'text/plain; charset=utf-8', Buffer.from(text), { 'X-Content-Type-Options': 'nosniff' });
 }
 
-export function sendStatusError(res: Res, e: StatusError): void {
+const STATUS_OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
+
+/**
+ * The Status in the media type the client accepts, as the reference answers errors (a protobuf client
+ * gets a protobuf Status); JSON when it accepts none of them or sent no Accept.
+ */
+export function sendStatusError(res: Res, e: StatusError, accept?: string): void {
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
   }
-  sendJson(res, e.code, e.toStatus(), e.headers ?? {});
+  let media = JSON_MEDIA;
+  if (accept && accept !== JSON_MEDIA) {
+    try {
+      media = negotiate(accept, STATUS_OFFERS).mediaType;
+    } catch {
+      // Nothing acceptable (the request may be failing for that very reason): JSON.
+    }
+  }
+  if (media === JSON_MEDIA) return sendJson(res, e.code, e.toStatus(), e.headers ?? {});
+  sendBytes(res, e.code, media, encode(e.toStatus(), media), e.headers ?? {});
 }
 
 /**

@@ -209,7 +209,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   server.removeAllListeners('stream');
   server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
     stream.on('error', () => undefined); // a client reset; the 'close' below still runs
-    if (headerListSize(rawHeaders) > MAX_H2_HEADER_BYTES) return sendStatusError(new StreamRes(stream), headersTooLarge(MAX_H2_HEADER_BYTES));
+    if (headerListSize(rawHeaders) > MAX_H2_HEADER_BYTES) return sendStatusError(new StreamRes(stream), headersTooLarge(MAX_H2_HEADER_BYTES), headers.accept);
     serve(new StreamReq(stream, headers, rawHeaders), new StreamRes(stream, headers[':method'] === 'HEAD'));
   });
   server.on('sessionError', () => undefined);

@@ -88,8 +88,9 @@ export async function fuzz(server: ServerTarget, opts: FuzzOptions): Promise<Fuz
       const key = answer.unsendable ? 'unsendable' : answer.error ? 'transport-error' : answer.hung ? 'hung' : String(answer.status);
       report.byStatus[key] = (report.byStatus[key] ?? 0) + 1;
       if (answer.cut) report.streamsCut++;
-      if (protobufAskedJsonGiven(input.headers.accept, answer)) report.protobufErrorsAsJson++;
-      const reason = judge(input.method, answer);
+      const jsonForProtobuf = protobufAskedJsonGiven(input.headers.accept, answer);
+      if (jsonForProtobuf) report.protobufErrorsAsJson++;
+      const reason = judge(input.method, answer) ?? (jsonForProtobuf ? 'an error for a protobuf-only Accept is not a protobuf Status' : undefined);
       if (reason) {
         const failure = { index, reason, input, status: answer.status, body: answer.body.subarray(0, 2000).toString('utf8') };
         report.failures.push(failure);

@@ -78,6 +78,8 @@ export function decodeStatus(answer: Pick<Answer, 'headers' | 'body'>): Record<s
 }
 
 /** Whether a protobuf-only Accept header was answered with an error in another encoding (reported apart). */
-export function protobufAskedJsonGiven(accept: string | undefined, answer: Pick<Answer, 'status' | 'headers'>): boolean {
-  return accept === PROTOBUF_MEDIA_TYPE && answer.status >= 400 && answer.status !== 406 && !String(answer.headers['content-type'] ?? '').startsWith(PROTOBUF_MEDIA_TYPE);
+export function protobufAskedJsonGiven(accept: string | undefined, answer: Pick<Answer, 'status' | 'headers' | 'body'>): boolean {
+  // A request line node's HTTP/1.1 parser refuses is answered before any header (Accept included) is read.
+  const unparsed = answer.status === 400 && answer.body.includes('the request is not valid HTTP/1.1');
+  return accept === PROTOBUF_MEDIA_TYPE && answer.status >= 400 && answer.status !== 406 && !unparsed && !String(answer.headers['content-type'] ?? '').startsWith(PROTOBUF_MEDIA_TYPE);
 }
