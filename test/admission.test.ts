@@ -89,7 +89,7 @@ describe('admission flags and configuration file through the real orch-apiserver
       [['--enable-admission-plugins=NoSuch'], /--enable-admission-plugins: plugin "NoSuch" is unknown/],
       [['--disable-admission-plugins=Nope'], /--disable-admission-plugins: plugin "Nope" is unknown/],
       [['--enable-admission-plugins=AlwaysDeny', '--disable-admission-plugins=AlwaysDeny'], /\[AlwaysDeny\] in enable-admission-plugins and disable-admission-plugins overlapped/],
-      [['--enable-admission-plugins=EventRateLimit'], /plugin "EventRateLimit" is not implemented by this server yet/],
+      [['--enable-admission-plugins=PodNodeSelector'], /plugin "PodNodeSelector" is not implemented by this server yet/],
     ];
     for (const [args, want] of table) assert.match(await failsToStart(['--storage-backend=memory', `--data-dir=${dir}`, ...args]), want);
   });

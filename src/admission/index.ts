@@ -6,6 +6,7 @@ export type {
   AdmissionPluginFactory,
   AdmissionRequest,
   AdmissionUser,
+  AuthorizationCheck,
   GroupVersionKind,
   GroupVersionResource,
   ObjectReader,

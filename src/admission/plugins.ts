@@ -3,8 +3,19 @@
  * implements, and the enabled list that `--enable-admission-plugins` / `--disable-admission-plugins` give.
  */
 import { alwaysAdmitPlugin, alwaysDenyPlugin } from './plugins/always.js';
+import { certificateApprovalPlugin, certificateSigningPlugin, certificateSubjectRestrictionPlugin } from './plugins/certificates.js';
 import { namespaceLifecyclePlugin } from './plugins/namespace-lifecycle.js';
+import { podSecurityPlugin } from './plugins/pod-security/plugin.js';
 import { priorityPlugin } from './plugins/priority.js';
+import { eventRateLimitPlugin } from './plugins/event-rate-limit.js';
+import { imagePolicyWebhookPlugin } from './plugins/image-policy.js';
+import { alwaysPullImagesPlugin } from './plugins/always-pull-images.js';
+import { defaultTolerationSecondsPlugin } from './plugins/default-toleration-seconds.js';
+import { runtimeClassPlugin } from './plugins/runtime-class.js';
+import { serviceAccountPlugin } from './plugins/service-account.js';
+import { limitRangerPlugin } from './plugins/limit-ranger.js';
+import { defaultIngressClassPlugin, defaultStorageClassPlugin } from './plugins/default-class.js';
+import { resourceQuotaPlugin } from './plugins/resource-quota.js';
 import type { AdmissionPluginFactory } from './types.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index.js';
 
@@ -75,9 +86,23 @@ export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set([
 export const PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFactory> = new Map<string, AdmissionPluginFactory>([
   ['AlwaysAdmit', alwaysAdmitPlugin],
   ['NamespaceLifecycle', namespaceLifecyclePlugin],
+  ['PodSecurity', podSecurityPlugin],
   ['Priority', priorityPlugin],
+  ['EventRateLimit', eventRateLimitPlugin],
+  ['ImagePolicyWebhook', imagePolicyWebhookPlugin],
+  ['ServiceAccount', serviceAccountPlugin],
+  ['LimitRanger', limitRangerPlugin],
+  ['DefaultStorageClass', defaultStorageClassPlugin],
+  ['DefaultIngressClass', defaultIngressClassPlugin],
+  ['AlwaysPullImages', alwaysPullImagesPlugin],
+  ['DefaultTolerationSeconds', defaultTolerationSecondsPlugin],
+  ['RuntimeClass', runtimeClassPlugin],
+  ['CertificateApproval', certificateApprovalPlugin],
+  ['CertificateSigning', certificateSigningPlugin],
+  ['CertificateSubjectRestriction', certificateSubjectRestrictionPlugin],
   ['MutatingAdmissionWebhook', mutatingWebhookPlugin],
   ['ValidatingAdmissionWebhook', validatingWebhookPlugin],
+  ['ResourceQuota', resourceQuotaPlugin],
   ['AlwaysDeny', alwaysDenyPlugin],
 ]);
 

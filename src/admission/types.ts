@@ -87,6 +87,23 @@ export interface ObjectReader {
    * common case of a hot write without an await. Objects returned are shared: never change them.
    */
   peek?(group: string, resource: string, namespace: string | undefined, name: string): ApiObject | undefined;
+  /**
+   * The objects the watch cache holds at this moment (as `list`), without waiting; undefined until the cache
+   * has loaded. Lets a plugin see "nothing here" on a hot write without an await. Never change the objects.
+   */
+  peekList?(group: string, resource: string, namespace?: string): readonly ApiObject[] | undefined;
+}
+
+/** A resource permission to check for a user (the server fills in the user and `isResourceRequest`). */
+export interface AuthorizationCheck {
+  readonly verb: string;
+  readonly group: string;
+  /** '*' when the check is not about one version. */
+  readonly version: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
 }
 
 /** What plugin factories get from the server. */
@@ -100,6 +117,25 @@ export interface AdmissionDeps {
   /** The kind served at `r`, or undefined when nothing is served there. */
   kindOf(r: GroupVersionResource): GroupVersionKind | undefined;
   log(message: string): void;
+  /**
+   * Whether the server's authorizer allows `user` the check (true only on an explicit allow). Absent where
+   * no authorizer is wired (unit tests); plugins that need it refuse to start without it.
+   */
+  authorize?(user: AdmissionUser, check: AuthorizationCheck): Promise<boolean>;
+  /**
+   * Rewrites the status of a stored object with a compare-and-swap on its resourceVersion: reads it from
+   * storage, asks `mutate` for the new object (undefined: write nothing), and stores that only if nobody
+   * wrote the object meanwhile; else reads it again and asks again (`attempt` counts from 0). An error
+   * `mutate` throws ends the call. Answers the stored object, or undefined when it does not exist. Absent
+   * where nothing can be written (unit tests); plugins that need it refuse to start without it.
+   */
+  updateStatus?(
+    group: string,
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: ApiObject, attempt: number) => ApiObject | undefined | Promise<ApiObject | undefined>,
+  ): Promise<ApiObject | undefined>;
 }
 
 /** Builds a plugin from the server's dependencies and its AdmissionConfiguration entry (undefined when none). */

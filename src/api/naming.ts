@@ -49,6 +49,20 @@ export const BETA_STORAGE_CLASS_ANNOTATION = `volume.beta.${GROUP_SUFFIX}/storag
 /** Marks the API mirror of a static pod (one the node agent runs from a file). */
 export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`;
 
+/** The maker's short name (`orch`), for identifiers the reference spells with `kube-`. */
+const MAKER = GROUP_SUFFIX.split('.')[0] as string;
+/** Where the ServiceAccount admission plugin mounts a pod's API credentials in every container. */
+export const SA_TOKEN_MOUNT_PATH = `/var/run/secrets/${GROUP_SUFFIX}/serviceaccount`;
+/** Name prefix of the projected volume carrying those credentials (a random 5-character suffix follows). */
+export const SA_TOKEN_VOLUME_PREFIX = `${MAKER}-api-access-`;
+/** The ConfigMap in every namespace that holds the cluster's CA bundle under `ca.crt`. */
+export const ROOT_CA_CONFIGMAP = `${MAKER}-root-ca.crt`;
+/** On a ServiceAccount: "true" limits its pods to the secrets the account lists. */
+export const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = `${GROUP_SUFFIX}/enforce-mountable-secrets`;
+/** Taints the node lifecycle puts on nodes that are not ready or not reachable. */
+export const TAINT_NODE_NOT_READY = `node.${GROUP_SUFFIX}/not-ready`;
+export const TAINT_NODE_UNREACHABLE = `node.${GROUP_SUFFIX}/unreachable`;
+
 /**
  * OpenAPI vendor extensions that existing clients (kubectl explain, client-side apply) look for by their
  * exact names; renaming them would break those clients, so they keep the reference spelling.
@@ -94,3 +108,35 @@ export const WEBHOOK_FAILED_OPEN_VALIDATING_PREFIX = `failed-open.validating.web
 export const ADMISSION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 /** The older group the reference also reads that document in (v1alpha1 only). */
 export const ADMISSION_CONFIG_LEGACY_GROUP = `apiserver.${GROUP_SUFFIX}`;
+
+/** The built-in signer of client certificates the API server trusts (CertificateSubjectRestriction guards it). */
+export const KUBE_APISERVER_CLIENT_SIGNER = `${GROUP_SUFFIX}/kube-apiserver-client`;
+
+/** Namespace labels of pod security admission: `<prefix>enforce`, `<prefix>audit-version`, ... */
+export const POD_SECURITY_LABEL_PREFIX = `pod-security.${GROUP_SUFFIX}/`;
+/** Group of the PodSecurity plugin's configuration document (`PodSecurityConfiguration`). */
+export const POD_SECURITY_CONFIG_GROUP = `pod-security.admission.config.${GROUP_SUFFIX}`;
+/** Legacy AppArmor annotation prefix on pods: `<prefix><container name>`. */
+export const APPARMOR_CONTAINER_ANNOTATION_PREFIX = `container.apparmor.security.beta.${GROUP_SUFFIX}/`;
+
+/** Group of EventRateLimit's `Configuration` document (spec 2.12). */
+export const EVENT_RATE_LIMIT_CONFIG_GROUP = `eventratelimit.admission.${GROUP_SUFFIX}`;
+/** Group of the `ImageReview` the ImagePolicyWebhook plugin sends (spec 2.11). */
+export const IMAGE_POLICY_GROUP = `imagepolicy.${GROUP_SUFFIX}`;
+/** Pod annotations whose key contains this (`*.image-policy.orch.io/*`) travel in an ImageReview. */
+export const IMAGE_POLICY_ANNOTATION_MARK = `.image-policy.${GROUP_SUFFIX}/`;
+/** Prefix of the audit annotations ImagePolicyWebhook records (`failed-open`, and the backend's own keys). */
+export const IMAGE_POLICY_AUDIT_PREFIX = `imagepolicywebhook.image-policy.${GROUP_SUFFIX}/`;
+
+/** Set by LimitRanger on a pod whose containers it gave default requests or limits, saying which. */
+export const LIMIT_RANGER_ANNOTATION = `${GROUP_SUFFIX}/limit-ranger`;
+/** `"true"` on the StorageClass that claims without a class get (the beta spelling is still honoured). */
+export const DEFAULT_STORAGE_CLASS_ANNOTATION = `storageclass.${GROUP_SUFFIX}/is-default-class`;
+export const BETA_DEFAULT_STORAGE_CLASS_ANNOTATION = `storageclass.beta.${GROUP_SUFFIX}/is-default-class`;
+/** `"true"` on the IngressClass that ingresses without a class get. */
+export const DEFAULT_INGRESS_CLASS_ANNOTATION = `ingressclass.${GROUP_SUFFIX}/is-default-class`;
+/** The deprecated annotation that named an ingress's class before `spec.ingressClassName`. */
+export const LEGACY_INGRESS_CLASS_ANNOTATION = `${GROUP_SUFFIX}/ingress.class`;
+/** Legacy seccomp annotations on pods (policy versions before 1.19 check them). */
+export const SECCOMP_POD_ANNOTATION = `seccomp.security.alpha.${GROUP_SUFFIX}/pod`;
+export const SECCOMP_CONTAINER_ANNOTATION_PREFIX = `container.seccomp.security.alpha.${GROUP_SUFFIX}/`;

@@ -131,6 +131,7 @@ export class GenericStore {
       const mutated = opts.admission.mutate('CREATE', obj, undefined, generated ? '' : (meta.name as string));
       obj = this.admitted(mutated instanceof Promise ? await mutated : mutated, obj);
       meta = metaOf(obj);
+      t.strategy.afterCreateAdmission?.(obj);
     }
     this.recordManager(obj, undefined, opts);
     this.validateOrThrow(obj, [

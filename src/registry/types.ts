@@ -50,6 +50,8 @@ export interface Strategy {
   nameRule: NameRule;
   /** Fill defaults and reset server-owned fields (e.g. `status` for types with a status subresource). */
   prepareForCreate?(obj: ApiObject, request?: RequestContext): void;
+  /** On a create, after mutating admission: recompute what derives from fields plugins may change (a pod's QoS class). */
+  afterCreateAdmission?(obj: ApiObject): void;
   /** For the main resource: keep server-owned fields (e.g. `status`) from `old`. */
   prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
   /** For the status subresource: keep everything but `status` (and metadata the server owns) from `old`. */

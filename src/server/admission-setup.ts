@@ -21,15 +21,21 @@ import {
 import { validateBootstrapTokenSecret, type UserInfo } from '../authn/index.js';
 import type { Authorizer } from '../authz/index.js';
 import type { RbacIndex } from '../authz/rbac/index.js';
-import type { CachedItem } from '../cacher/index.js';
+import type { CachedItem, Cacher } from '../cacher/index.js';
 import { invalid } from '../errors/index.js';
 import type { GenericStore, Registry, ResourceType } from '../registry/index.js';
 import { collectionPrefix } from '../registry/keys.js';
 import { rbacAdmission } from './rbac-setup.js';
 
+const NOTHING: readonly ApiObject[] = Object.freeze([]);
+/** Tries of a status compare-and-swap before the conflict is the caller's. */
+const STATUS_WRITE_ATTEMPTS = 8;
+
 /** Stored objects for plugins, read from the watch caches; decoded once per cached version. */
 export class CachedObjectReader implements ObjectReader {
   private readonly decoded = new WeakMap<CachedItem, ApiObject>();
+  /** Caches known to have loaded their first list (`peekList` answers from them without waiting). */
+  private readonly loaded = new WeakSet<Cacher>();
   /** Found once per group/resource: plugins ask on every write. */
   private readonly stores = new Map<string, GenericStore | undefined>();
 
@@ -77,8 +83,25 @@ export class CachedObjectReader implements ObjectReader {
     return obj;
   }
 
+  /** What the cache holds now; undefined until it has loaded (then `list` waits for it). */
+  peekList(group: string, resource: string, namespace?: string): readonly ApiObject[] | undefined {
+    const store = this.storeOf(group, resource);
+    if (!store) return NOTHING;
+    const cacher = this.registry.reader(store.type).cacher;
+    if (!this.loaded.has(cacher)) {
+      void cacher.ready.then(() => this.loaded.add(cacher));
+      return undefined;
+    }
+    // The common answer on a hot write, without building a key or an array.
+    if (cacher.size === 0) return NOTHING;
+    const t = store.type;
+    const out: ApiObject[] = [];
+    for (const item of cacher.range(collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined))) out.push(this.decode(t, item));
+    return out;
+  }
+
   /** The store of a resource in any served version (the first registered: they share one storage). */
-  private storeOf(group: string, resource: string): GenericStore | undefined {
+  storeOf(group: string, resource: string): GenericStore | undefined {
     const key = `${group}/${resource}`;
     if (this.stores.has(key)) return this.stores.get(key);
     const t = this.registry.types.find((x) => x.group === group && x.plural === resource);
@@ -88,14 +111,16 @@ export class CachedObjectReader implements ObjectReader {
   }
 }
 
-/** The dependencies plugin factories get from this server. */
-export function admissionDeps(registry: Registry, log: (m: string) => void): AdmissionDeps {
+/** The dependencies plugin factories get from this server; `authorizer` answers the plugins' permission checks. */
+export function admissionDeps(registry: Registry, log: (m: string) => void, authorizer?: Authorizer): AdmissionDeps {
   const typeAt = (r: GroupVersionResource) => {
     const [plural] = r.resource.split('/');
     return registry.types.find((t) => t.group === r.group && t.version === r.version && t.plural === plural);
   };
+  const objects = new CachedObjectReader(registry);
   return {
-    objects: new CachedObjectReader(registry),
+    objects,
+    updateStatus: (group, resource, namespace, name, mutate) => updateStatusOf(objects.storeOf(group, resource), namespace, name, mutate),
     equivalentResources(r) {
       const t = typeAt(r);
       if (!t) return [r];
@@ -111,6 +136,58 @@ export function admissionDeps(registry: Registry, log: (m: string) => void): Adm
       return { group: t.group, version: t.version, kind: t.kind };
     },
     log,
+    ...(authorizer ? { authorize: authorizeWith(authorizer) } : {}),
+  };
+}
+
+/** A status write through the store, retried while someone else wrote the object in between. */
+async function updateStatusOf(
+  store: GenericStore | undefined,
+  namespace: string | undefined,
+  name: string,
+  mutate: Parameters<NonNullable<AdmissionDeps['updateStatus']>>[4],
+): Promise<ApiObject | undefined> {
+  if (!store) return undefined;
+  const code = (e: unknown) => (e as { code?: number }).code;
+  for (let attempt = 0; ; attempt++) {
+    let current: ApiObject;
+    try {
+      current = await store.get(namespace, name);
+    } catch (e) {
+      if (code(e) === 404) return undefined;
+      throw e;
+    }
+    const resourceVersion = current.metadata?.resourceVersion;
+    const next = await mutate(current, attempt);
+    if (!next) return current;
+    // The version read is the compare of the swap: the write fails with 409 if anyone wrote since.
+    next.metadata = { ...next.metadata, resourceVersion };
+    try {
+      return (await store.update(namespace, name, next, { subresource: 'status' })).object;
+    } catch (e) {
+      if (code(e) === 409 && attempt + 1 < STATUS_WRITE_ATTEMPTS) continue;
+      if (code(e) === 404) return undefined;
+      throw e;
+    }
+  }
+}
+
+/** A plugin's permission check through the server's authorizer: only an explicit allow is a yes. */
+function authorizeWith(authorizer: Authorizer): NonNullable<AdmissionDeps['authorize']> {
+  return async (user, check) => {
+    const d = await authorizer.authorize({
+      user: { username: user.username, groups: [...user.groups], ...(user.uid !== undefined ? { uid: user.uid } : {}), ...(user.extra ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) } : {}) },
+      verb: check.verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: check.group,
+      apiVersion: check.version,
+      resource: check.resource,
+      subresource: check.subresource ?? '',
+      namespace: check.namespace ?? '',
+      name: check.name ?? '',
+    });
+    return d.decision === 'allow';
   };
 }
 
@@ -156,7 +233,7 @@ export function serverAdmissionChain(
   log: (m: string) => void,
 ): AdmissionChain {
   const internal = [bootstrapTokenSecretPlugin(), ...(auth.rbac ? [rbacEscalationPlugin(auth.authorizer, auth.rbac)] : [])];
-  return buildAdmissionChain(opts, admissionDeps(registry, log), internal);
+  return buildAdmissionChain(opts, admissionDeps(registry, log, auth.authorizer), internal);
 }
 
 /** One write's admission, for the store (`WriteOptions.admission`). */

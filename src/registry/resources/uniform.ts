@@ -9,6 +9,7 @@ export function uniformStrategy(s: Strategy): Strategy {
   return {
     nameRule: s.nameRule,
     prepareForCreate: s.prepareForCreate,
+    afterCreateAdmission: s.afterCreateAdmission,
     prepareForUpdate: s.prepareForUpdate,
     prepareForStatusUpdate: s.prepareForStatusUpdate,
     prepareForFinalizeUpdate: s.prepareForFinalizeUpdate,

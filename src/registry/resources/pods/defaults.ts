@@ -1,5 +1,5 @@
 /**
- * The reference's pod defaults (its v1 defaulting plus the ServiceAccount and Priority admission defaults),
+ * The reference's pod defaults (its v1 defaulting; the service account and priority are admission's),
  * applied on create and on update: the reference defaults every decoded object, so a PUT of a manifest without
  * defaults compares equal to the stored pod.
  */
@@ -78,11 +78,8 @@ export function applyPodDefaults(o: ApiObject): Obj {
   if (!isObject(o.spec)) return {};
   const spec = o.spec;
   applyPodSpecDefaults(spec);
-  // The service account is filled by admission for pods, never in pod templates (until the ServiceAccount
-  // plugin exists it is filled here). Priority and preemption policy are the Priority plugin's.
-  const sa = [spec.serviceAccountName, spec.serviceAccount].find((v) => typeof v === 'string' && v !== '') ?? 'default';
-  spec.serviceAccountName = sa;
-  spec.serviceAccount = sa;
+  // The service account (`default` when none is named) is the ServiceAccount admission plugin's to fill, as
+  // priority and preemption policy are the Priority plugin's: with the plugin off a pod names none.
   setDefault(spec, 'enableServiceLinks', true);
   return spec;
 }

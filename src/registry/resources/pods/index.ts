@@ -2,6 +2,7 @@
 import { isObject, type ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
 import { applyPodDefaults, initialPodStatus } from './defaults.js';
+import { podQOSClass } from './quantity.js';
 import { definitionSchema } from '../../reference-schema.js';
 import { podColumns } from './table.js';
 import { validatePodUpdate } from './update.js';
@@ -51,6 +52,10 @@ export const pods: ResourceType = {
     prepareForCreate(o) {
       const spec = applyPodDefaults(o);
       o.status = initialPodStatus(spec);
+    },
+    // Admission (LimitRanger's defaults, webhooks) may change resources, and the class follows them.
+    afterCreateAdmission(o) {
+      if (isObject(o.spec) && isObject(o.status)) o.status.qosClass = podQOSClass(o.spec);
     },
     prepareForUpdate(o, old) {
       applyPodDefaults(o);

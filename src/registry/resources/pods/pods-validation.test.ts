@@ -150,9 +150,10 @@ describe('pods: validation (API reference)', () => {
   });
 
   it('API reference: names in the spec and activeDeadlineSeconds range', () => {
-    assert.deepEqual(pairs(errs({ nodeName: 'Node_1', serviceAccountName: 'Bad!', hostname: 'a.b', subdomain: 'x_y' })), [
+    assert.deepEqual(pairs(errs({ nodeName: 'Node_1', serviceAccountName: 'Bad!', hostname: 'a.b', subdomain: 'x_y', runtimeClassName: 'Kata_1' })), [
       ['spec.serviceAccountName', 'FieldValueInvalid'],
       ['spec.nodeName', 'FieldValueInvalid'],
+      ['spec.runtimeClassName', 'FieldValueInvalid'],
       ['spec.hostname', 'FieldValueInvalid'],
       ['spec.subdomain', 'FieldValueInvalid'],
     ]);

@@ -57,8 +57,8 @@ describe('pods: type and defaults', () => {
     assert.equal(spec.dnsPolicy, 'ClusterFirst');
     assert.equal(spec.terminationGracePeriodSeconds, 30);
     assert.equal(spec.schedulerName, 'default-scheduler');
-    assert.equal(spec.serviceAccountName, 'default');
-    assert.equal(spec.serviceAccount, 'default');
+    assert.equal(spec.serviceAccountName, undefined, "the account is the ServiceAccount admission plugin's (admission/plugins/service-account.ts)");
+    assert.equal(spec.serviceAccount, undefined);
     assert.deepEqual(spec.securityContext, {});
     assert.equal(spec.enableServiceLinks, true);
     assert.equal(spec.priority, undefined, 'priority is the Priority admission plugin\'s (admission/plugins/priority.ts)');
@@ -228,7 +228,7 @@ describe('pods: table and field selectors', () => {
       'spec.nodeName': 'n1',
       'spec.restartPolicy': 'Always',
       'spec.schedulerName': 'default-scheduler',
-      'spec.serviceAccountName': 'default',
+      'spec.serviceAccountName': '',
       'spec.hostNetwork': 'true',
       'status.phase': 'Pending',
       'status.podIP': '10.0.0.9',

@@ -283,6 +283,7 @@ export function validatePod(o: ApiObject): FieldError[] {
   errs.push(...validateLabels(spec.nodeSelector, 'spec.nodeSelector'));
   named(errs, 'spec.serviceAccountName', spec.serviceAccountName, isDNS1123Subdomain);
   named(errs, 'spec.nodeName', spec.nodeName, isDNS1123Subdomain);
+  named(errs, 'spec.runtimeClassName', spec.runtimeClassName, isDNS1123Subdomain);
   named(errs, 'spec.hostname', spec.hostname, isDNS1123Label);
   named(errs, 'spec.subdomain', spec.subdomain, isDNS1123Label);
   oneOf(errs, 'spec.preemptionPolicy', spec.preemptionPolicy, PREEMPTION_POLICIES);
