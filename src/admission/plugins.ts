@@ -17,6 +17,7 @@ import { limitRangerPlugin } from './plugins/limit-ranger.js';
 import { defaultIngressClassPlugin, defaultStorageClassPlugin } from './plugins/default-class.js';
 import { resourceQuotaPlugin } from './plugins/resource-quota.js';
 import type { AdmissionPluginFactory } from './types.js';
+import { validatingAdmissionPolicyPlugin } from './policy/index.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index.js';
 
 /** Every plugin name the reference 1.31 server knows, in the order the chain runs them. */
@@ -101,6 +102,7 @@ export const PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFactory> = new
   ['CertificateSigning', certificateSigningPlugin],
   ['CertificateSubjectRestriction', certificateSubjectRestrictionPlugin],
   ['MutatingAdmissionWebhook', mutatingWebhookPlugin],
+  ['ValidatingAdmissionPolicy', validatingAdmissionPolicyPlugin],
   ['ValidatingAdmissionWebhook', validatingWebhookPlugin],
   ['ResourceQuota', resourceQuotaPlugin],
   ['AlwaysDeny', alwaysDenyPlugin],

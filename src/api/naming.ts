@@ -103,6 +103,8 @@ export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX
 export const WEBHOOK_MUTATION_ANNOTATION_PREFIX = `mutation.webhook.admission.${GROUP_SUFFIX}`;
 export const WEBHOOK_FAILED_OPEN_MUTATING_PREFIX = `failed-open.mutation.webhook.admission.${GROUP_SUFFIX}`;
 export const WEBHOOK_FAILED_OPEN_VALIDATING_PREFIX = `failed-open.validating.webhook.admission.${GROUP_SUFFIX}`;
+/** Audit annotation under which ValidatingAdmissionPolicy bindings with the Audit action record failures. */
+export const POLICY_VALIDATION_FAILURE_ANNOTATION = `validation.policy.admission.${GROUP_SUFFIX}/validation_failure`;
 
 /** Group of the `AdmissionConfiguration` document (`--admission-control-config-file`, spec 2.12). */
 export const ADMISSION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;

@@ -1,12 +1,12 @@
 /**
  * ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding (admissionregistration/v1): the
- * reference's structural rules and wording. The CEL expressions are only checked to be present here;
- * compiling and type-checking them (and enforcing the policies) is later work.
+ * reference's structural rules and wording; the CEL expressions are compiled by policy-expressions.ts.
  */
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../../validation/index.js';
 import { FieldReader, type Rec } from '../events/fields.js';
+import { validatePolicyExpressions } from './policy-expressions.js';
 import {
   FAILURE_POLICIES,
   isDNS1035Label,
@@ -143,6 +143,7 @@ export function validatePolicy(o: ApiObject): FieldError[] {
     for (const [v, at] of validations) errs.push(...validateValidation(r, v, at));
     validateAuditAnnotations(r, spec, typeof o.metadata?.name === 'string' ? o.metadata.name : '', errs);
   }
+  errs.push(...validatePolicyExpressions(spec));
   return [...r.errors, ...errs];
 }
 

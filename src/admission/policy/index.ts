@@ -1,0 +1,3 @@
+/** ValidatingAdmissionPolicy (admissionregistration/v1): CEL policies applied through their bindings. */
+export { POLICY_PLUGIN_NAME, validatingAdmissionPolicyPlugin } from './plugin.js';
+export { BUDGET_EXCEEDED, POLICY_VARIABLES } from './cel.js';

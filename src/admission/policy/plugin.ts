@@ -1,0 +1,128 @@
+/**
+ * The ValidatingAdmissionPolicy plugin: every binding whose policy and match resources select a request
+ * evaluates the policy (once per parameter object); each failure does what the binding's
+ * validationActions say: Deny rejects the request (the first denial, once all bindings ran), Warn adds a
+ * Warning header, Audit records an audit annotation. Configuration errors (a missing parameter, a policy
+ * that does not compile) deny under failurePolicy Fail and are skipped under Ignore.
+ */
+import { POLICY_VALIDATION_FAILURE_ANNOTATION } from '../../api/naming.js';
+import type { ApiObject } from '../../api/types.js';
+import { StatusError, type StatusReason } from '../../errors/index.js';
+import { noConfiguration } from '../plugins/common.js';
+import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequest } from '../types.js';
+import { celValue } from '../webhook/conditions.js';
+import { RequestFacts } from '../webhook/match.js';
+import { reviewRequest } from '../webhook/review.js';
+import { isExemptResource } from '../webhook/rules.js';
+import { EvaluationBudget } from './cel.js';
+import type { CompiledBinding, CompiledPolicy } from './compile.js';
+import { evaluatePolicy, type Inputs } from './evaluate.js';
+import { matchesRequest } from './match.js';
+import { resolveParams } from './params.js';
+import { PolicySource, type PolicyBinding } from './source.js';
+
+export const POLICY_PLUGIN_NAME = 'ValidatingAdmissionPolicy';
+
+const CODES: Record<string, number> = { Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413, Invalid: 422 };
+
+interface Denial {
+  readonly message: string;
+  readonly reason: string;
+  readonly fieldPath: string;
+}
+
+/** The reference's denial: the admission Forbidden wording, with the status code of the validation's reason. */
+export function denialError(req: AdmissionRequest, d: Denial): StatusError {
+  const reason = (CODES[d.reason] ? d.reason : 'Invalid') as StatusReason;
+  const r = req.resource;
+  const qualified = r.group ? `${r.resource}.${r.group}` : r.resource;
+  const name = req.name || (req.object?.metadata?.name ?? '');
+  return new StatusError(CODES[reason] ?? 422, reason, `${qualified} "${name}" is forbidden: ${d.message}`, {
+    name,
+    ...(r.group ? { group: r.group } : {}),
+    kind: r.resource,
+    // The reference's cause carries only the message (and the validation's fieldPath).
+    causes: [{ reason: '', message: d.message, ...(d.fieldPath ? { field: d.fieldPath } : {}) }],
+  });
+}
+
+const label = (p: CompiledPolicy, b: CompiledBinding) => `ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}'`;
+
+/** Per-request results gathered over all bindings. */
+class Verdict {
+  denial: Denial | undefined;
+  readonly audit: Record<string, unknown>[] = [];
+
+  deny(d: Denial): void {
+    this.denial ??= d;
+  }
+}
+
+async function namespaceObjectOf(req: AdmissionRequest, deps: AdmissionDeps): Promise<ApiObject | null> {
+  if (req.namespace === '') return null;
+  const ns = deps.objects.peek?.('', 'namespaces', undefined, req.namespace) ?? (await deps.objects.get('', 'namespaces', undefined, req.namespace));
+  return ns ?? null;
+}
+
+async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () => Promise<Inputs>, verdict: Verdict, deps: AdmissionDeps): Promise<void> {
+  const { policy, binding } = pair;
+  const req = facts.req;
+  if (!(await matchesRequest(policy.match, facts))) return;
+  if (binding.match && !(await matchesRequest(binding.match, facts))) return;
+  const configError = (what: string, why: string) => {
+    deps.log(`${label(policy, binding)}: failed to configure ${what}: ${why}`);
+    if (!policy.failOpen) verdict.deny({ message: `${label(policy, binding)} denied request: failed to configure ${what}: ${why}`, reason: 'Invalid', fieldPath: '' });
+  };
+  if (policy.brokenReason) return configError('policy', policy.brokenReason);
+  if (binding.brokenReason) return configError('binding', binding.brokenReason);
+  const params = await resolveParams(policy, binding, req, deps);
+  if ('error' in params) return configError('binding', params.error);
+  const base = await inputs();
+  const budget = new EvaluationBudget();
+  for (const param of params.objects) {
+    const outcome = evaluatePolicy(policy, { ...base, params: param === null ? null : celValue(param) }, budget);
+    for (const [key, value] of outcome.annotations) req.annotate(`${policy.name}/${key}`, value);
+    for (const f of outcome.failures) {
+      for (const action of binding.actions) {
+        if (action === 'Deny') verdict.deny({ message: `${label(policy, binding)} denied request: ${f.message}`, reason: f.reason, fieldPath: f.fieldPath });
+        else if (action === 'Warn') req.warn(`Validation failed for ${label(policy, binding)}: ${f.message}`);
+        else verdict.audit.push({ message: f.message, policy: policy.name, binding: binding.name, expressionIndex: f.expressionIndex, validationActions: binding.actions });
+      }
+    }
+  }
+}
+
+async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionRequest, deps: AdmissionDeps): Promise<void> {
+  const facts = new RequestFacts(req, deps);
+  let inputs: Promise<Inputs> | undefined;
+  // Built once, and only when some binding applies.
+  const lazyInputs = () =>
+    (inputs ??= namespaceObjectOf(req, deps).then((ns) => {
+      const request = reviewRequest(req, { kind: req.kind, resource: req.resource, subResource: req.subResource });
+      delete request.object;
+      delete request.oldObject;
+      return { object: celValue(req.object ?? null), oldObject: celValue(req.oldObject ?? null), request: celValue(request), namespaceObject: celValue(ns) };
+    }));
+  const verdict = new Verdict();
+  for (const pair of pairs) await applyPair(pair, facts, lazyInputs, verdict, deps);
+  if (verdict.audit.length > 0) req.annotate(POLICY_VALIDATION_FAILURE_ANNOTATION, JSON.stringify(verdict.audit));
+  if (verdict.denial) throw denialError(req, verdict.denial);
+}
+
+export function createPolicyPlugin(deps: AdmissionDeps, source: PolicySource): AdmissionPlugin {
+  return {
+    name: POLICY_PLUGIN_NAME,
+    handles: () => true,
+    validate(req) {
+      if (isExemptResource(req.resource)) return undefined;
+      const pairs = source.current();
+      if (Array.isArray(pairs)) return pairs.length === 0 ? undefined : validateWith(pairs as readonly PolicyBinding[], req, deps);
+      return (pairs as Promise<readonly PolicyBinding[]>).then((p) => (p.length === 0 ? undefined : validateWith(p, req, deps)));
+    },
+  };
+}
+
+export const validatingAdmissionPolicyPlugin: AdmissionPluginFactory = (deps, configuration) => {
+  noConfiguration(POLICY_PLUGIN_NAME, configuration);
+  return createPolicyPlugin(deps, new PolicySource(deps.objects));
+};
