@@ -114,7 +114,9 @@ export async function startChild(
   prepare?.(dir);
   const t0 = performance.now();
   const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, `--data-dir=${dir}`, '--secure-port=0', ...extraArgs.map((a) => a.replace('{dir}', dir))], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server under test.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, bin, `--data-dir=${dir}`, '--secure-port=0', ...extraArgs.map((a) => a.replace('{dir}', dir))], { stdio: ['ignore', 'pipe', 'pipe'] });
   // With --workers, the measurement starts once every worker serves (the supervisor says so on stderr).
   const multi = extraArgs.some((a) => /^--workers=(?!1$)/.test(a));
   const allServing = new Promise<void>((resolve) => {

@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   rbac: () => import('./rbac.js'),
   apply: () => import('./apply.js'),
   soak: () => import('./soak.js'),
+  admission: () => import('./admission.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);
