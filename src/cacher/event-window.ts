@@ -30,6 +30,9 @@ export class EventWindow {
   private trim(now: number): void {
     while (this.head < this.events.length && (this.events.length - this.head > this.maxEvents || (this.times[this.head] as number) < now - this.windowMs)) {
       this.oldestResumable = (this.events[this.head] as CacheEvent).revision;
+      // Let go of the event now: the array is compacted only when half of it is dead, and until then a
+      // full window of dead events (their objects) would stay reachable.
+      (this.events as (CacheEvent | undefined)[])[this.head] = undefined;
       this.head++;
     }
     if (this.head > 4096 && this.head * 2 > this.events.length) {
