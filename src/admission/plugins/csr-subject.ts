@@ -4,39 +4,18 @@
  * is done here; the request's signature and shape were checked by the type's validation before this runs.
  */
 
+import { readDerElement, type DerElement } from '../../util/der.js';
+
 /** id-at-organizationName (2.5.4.10) as DER content bytes. */
 const ORGANIZATION_OID = Buffer.from([0x55, 0x04, 0x0a]);
 const SEQUENCE = 0x30;
 const SET = 0x31;
 const OID = 0x06;
 
-interface Element {
-  tag: number;
-  content: number;
-  end: number;
-}
-
-function element(der: Buffer, at: number, limit: number): Element {
-  const tag = der[at];
-  let len = der[at + 1];
-  if (tag === undefined || len === undefined) throw new Error('truncated');
-  let content = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4) throw new Error('bad length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + (der[content + i] ?? NaN);
-    content += n;
-  }
-  const end = content + len;
-  if (!Number.isFinite(end) || end > limit) throw new Error('truncated');
-  return { tag, content, end };
-}
-
-function childrenOf(der: Buffer, parent: Element): Element[] {
-  const out: Element[] = [];
+function childrenOf(der: Buffer, parent: DerElement): DerElement[] {
+  const out: DerElement[] = [];
   for (let at = parent.content; at < parent.end; ) {
-    const e = element(der, at, parent.end);
+    const e = readDerElement(der, at, parent.end);
     out.push(e);
     at = e.end;
   }
@@ -53,7 +32,7 @@ export function certificateRequestDer(pem: string): Buffer | undefined {
 
 /** The organizations of a PKCS#10 request's subject, in order; throws on a request it cannot walk. */
 export function subjectOrganizations(der: Buffer): string[] {
-  const top = element(der, 0, der.length);
+  const top = readDerElement(der, 0, der.length);
   const info = childrenOf(der, top)[0];
   if (top.tag !== SEQUENCE || !info || info.tag !== SEQUENCE) throw new Error('not a certificate request');
   const subject = childrenOf(der, info)[1];

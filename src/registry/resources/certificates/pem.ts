@@ -4,6 +4,7 @@
  * JSON carries both as base64 of the PEM text. Checks are synchronous (node:crypto) because validation is.
  */
 import { createPublicKey, verify, X509Certificate } from 'node:crypto';
+import { readDerElement, type DerElement } from '../../../util/der.js';
 
 export interface PemBlock {
   type: string;
@@ -33,42 +34,18 @@ export function decodeBytes(v: string): Buffer | undefined {
   return /^[A-Za-z0-9+/]*={0,2}$/.test(compact) && compact.length % 4 === 0 ? Buffer.from(compact, 'base64') : undefined;
 }
 
-/** One DER element: its tag, where its content starts and where it ends. */
-interface Der {
-  tag: number;
-  start: number;
-  content: number;
-  end: number;
-}
 
-function readDer(buf: Buffer, at: number): Der {
-  const tag = buf[at];
-  let len = buf[at + 1];
-  if (tag === undefined || len === undefined) throw new Error('truncated');
-  let content = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4) throw new Error('bad length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + (buf[content + i] ?? NaN);
-    content += n;
-  }
-  const end = content + len;
-  if (!Number.isFinite(end) || end > buf.length) throw new Error('truncated');
-  return { tag, start: at, content, end };
-}
-
-function children(buf: Buffer, parent: Der): Der[] {
-  const out: Der[] = [];
+function children(buf: Buffer, parent: DerElement): DerElement[] {
+  const out: DerElement[] = [];
   for (let at = parent.content; at < parent.end; ) {
-    const d = readDer(buf, at);
+    const d = readDerElement(buf, at);
     out.push(d);
     at = d.end;
   }
   return out;
 }
 
-function oid(buf: Buffer, d: Der): string {
+function oid(buf: Buffer, d: DerElement): string {
   const bytes = buf.subarray(d.content, d.end);
   const first = bytes[0] ?? 0;
   const parts = [Math.floor(first / 40), first % 40];
@@ -106,9 +83,9 @@ export function certificateRequestProblem(pem: string): string | undefined {
   const block = pemBlocks(pem)[0];
   if (!block || block.type !== 'CERTIFICATE REQUEST') return 'PEM block type must be CERTIFICATE REQUEST';
   const buf = block.der;
-  let info: Der, algorithm: string, signature: Buffer, spki: Buffer;
+  let info: DerElement, algorithm: string, signature: Buffer, spki: Buffer;
   try {
-    const top = readDer(buf, 0);
+    const top = readDerElement(buf, 0);
     const [infoDer, algDer, sigDer] = children(buf, top);
     if (top.tag !== 0x30 || !infoDer || !algDer || !sigDer || infoDer.tag !== 0x30 || sigDer.tag !== 0x03) throw new Error('shape');
     info = infoDer;
