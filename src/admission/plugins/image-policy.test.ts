@@ -6,7 +6,7 @@ import { GROUP_SUFFIX } from '../../api/naming.js';
 import { StatusError } from '../../errors/index.js';
 import { admissionPluginContract, admissionRequest } from '../testing/contract.js';
 import type { AdmissionRequest } from '../types.js';
-import { BackendFailure, type ImagePolicyBackend } from './image-policy-backend.js';
+import { BackendFailure, type WebhookBackend as ImagePolicyBackend } from '../../util/webhook-backend.js';
 import { loadBackendKubeconfig, parseImagePolicyConfiguration } from './image-policy-config.js';
 import { AnswerCache, FAILED_OPEN_AUDIT_KEY, imageReviewSpec, ImagePolicyWebhookPlugin, parseImageReviewAnswer } from './image-policy.js';
 

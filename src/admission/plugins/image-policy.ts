@@ -10,7 +10,7 @@ import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import type { AdmissionDeps, AdmissionOperation, AdmissionPlugin, AdmissionRequest } from '../types.js';
 import { forbiddenFor } from './common.js';
-import { BackendFailure, httpBackend, type ImagePolicyBackend } from './image-policy-backend.js';
+import { BackendFailure, webhookBackend, type WebhookBackend as ImagePolicyBackend } from '../../util/webhook-backend.js';
 import { parseImagePolicyConfiguration, type ImagePolicySettings } from './image-policy-config.js';
 import type { Clock } from './token-bucket.js';
 
@@ -169,5 +169,5 @@ export class ImagePolicyWebhookPlugin implements AdmissionPlugin {
 
 export function imagePolicyWebhookPlugin(_deps: AdmissionDeps, configuration: unknown): AdmissionPlugin {
   const settings = parseImagePolicyConfiguration(configuration);
-  return new ImagePolicyWebhookPlugin(settings, httpBackend(settings.backend));
+  return new ImagePolicyWebhookPlugin(settings, webhookBackend(settings.backend));
 }

@@ -1,12 +1,13 @@
 /**
- * Calls the image policy backend: POSTs an ImageReview to the kubeconfig's server URL over kept-alive
+ * Calls a webhook backend configured by a kubeconfig (image policy, token review, access review): POSTs a
+ * JSON body to the kubeconfig's server URL over kept-alive
  * connections, with its CA, client certificate and credentials, a deadline on the whole exchange and a
  * bound on the answer's size. A failure says whether trying again could help (the connection failed, the
  * deadline passed, or the backend answered 429 or 5xx).
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { BackendConnection } from './image-policy-config.js';
+import type { WebhookConnection } from './webhook-kubeconfig.js';
 
 /** The reference's default deadline for a webhook call. */
 export const BACKEND_TIMEOUT_MS = 30_000;
@@ -18,13 +19,13 @@ export class BackendFailure extends Error {
   }
 }
 
-export interface ImagePolicyBackend {
+export interface WebhookBackend {
   /** The answer's body, or a BackendFailure. */
   post(body: string): Promise<string>;
   close(): void;
 }
 
-export function httpBackend(conn: BackendConnection, timeoutMs = BACKEND_TIMEOUT_MS): ImagePolicyBackend {
+export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIMEOUT_MS): WebhookBackend {
   const secure = conn.url.protocol === 'https:';
   const agent = secure
     ? new https.Agent({
