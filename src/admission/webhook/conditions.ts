@@ -4,17 +4,16 @@
  * the reference is not offered (admission has no authorizer here); configurations using it are refused
  * when stored, and a stored one that slipped through fails to compile here.
  */
-import { Environment } from '@marcbachmann/cel-js';
+import { celEnvironment, celValue, compileCel, evaluateMatchConditions, firstLine, type MatchOutcome } from '../../cel/index.js';
+
+export { celValue };
 
 export const MAX_MATCH_CONDITIONS = 64;
 
 /** The variables a match condition sees; the same list the registry checks expressions against. */
 export const CONDITION_VARIABLES = ['object', 'oldObject', 'request'] as const;
 
-const environment = new Environment({ homogeneousAggregateLiterals: false })
-  .registerVariable('object', 'dyn')
-  .registerVariable('oldObject', 'dyn')
-  .registerVariable('request', 'dyn');
+const environment = celEnvironment(CONDITION_VARIABLES);
 
 export interface CompiledCondition {
   readonly name: string;
@@ -27,8 +26,6 @@ export interface ConditionVariables {
   request: unknown;
 }
 
-const firstLine = (message: string) => message.split('\n', 1)[0] ?? message;
-
 /** Compiles each condition; throws an Error naming the first one that does not compile. */
 export function compileConditions(conditions: unknown, path: string): CompiledCondition[] {
   if (conditions === undefined || conditions === null) return [];
@@ -39,54 +36,20 @@ export function compileConditions(conditions: unknown, path: string): CompiledCo
     const name = typeof (c as { name?: unknown })?.name === 'string' ? (c as { name: string }).name : '';
     const expression = (c as { expression?: unknown })?.expression;
     if (typeof expression !== 'string') throw new Error(`${at}.expression: must be a string`);
-    let evaluate: CompiledCondition['evaluate'];
+    let compiled;
     try {
-      const parsed = environment.parse(expression);
-      const checked = parsed.check();
-      if (!checked.valid) throw checked.error ?? new Error('type check failed');
-      if (checked.type !== 'bool' && checked.type !== 'dyn') throw new Error(`must evaluate to bool, not ${checked.type}`);
-      evaluate = (vars) => parsed(vars as unknown as Record<string, unknown>);
+      compiled = compileCel(environment, expression, 'bool');
     } catch (e) {
-      throw new Error(`${at}.expression: compilation failed: ${firstLine((e as Error).message)}`);
+      const why = firstLine((e as Error).message);
+      throw new Error(`${at}.expression: ${why.startsWith('compilation failed') ? why : `compilation failed: ${why}`}`);
     }
-    return { name, evaluate };
+    return { name, evaluate: (vars) => compiled.evaluate(vars as unknown as Record<string, unknown>) };
   });
 }
 
-/**
- * JSON as CEL sees it: whole numbers are CEL ints (BigInt), so `object.spec.replicas + 1` type-checks at
- * run time as it does in the reference. Only called when a webhook has conditions.
- */
-export function celValue(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(celValue);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = celValue(x);
-    return out;
-  }
-  return v;
-}
+export type ConditionOutcome = MatchOutcome;
 
-export type ConditionOutcome = { match: true } | { match: false } | { error: string };
-
-/**
- * The reference's rule: any condition false skips the webhook (even if others erred); otherwise an error
- * in any condition is the outcome (the caller applies failurePolicy); otherwise the webhook is called.
- */
+/** Any condition false skips the webhook; otherwise an error is the outcome; otherwise it is called. */
 export function evaluateConditions(conditions: readonly CompiledCondition[], vars: ConditionVariables): ConditionOutcome {
-  const errors: string[] = [];
-  for (const c of conditions) {
-    let result: unknown;
-    try {
-      result = c.evaluate(vars);
-    } catch (e) {
-      errors.push(`expression '${c.name}' resulted in error: ${firstLine((e as Error).message)}`);
-      continue;
-    }
-    if (result === false) return { match: false };
-    if (result !== true) errors.push(`expression '${c.name}' resulted in error: no such overload: must evaluate to bool`);
-  }
-  if (errors.length > 0) return { error: errors.length === 1 ? (errors[0] as string) : `[${errors.join(', ')}]` };
-  return { match: true };
+  return evaluateMatchConditions(conditions, vars);
 }
