@@ -4,6 +4,8 @@
  * answer's size, so a hanging, slow or flooding webhook costs one failed call and nothing more.
  */
 import https from 'node:https';
+import http2 from 'node:http2';
+import { closeH2Sessions, h2Session } from './h2-pool.js';
 
 /** Larger answers are refused: no legitimate review answer comes near it. */
 export const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
@@ -54,10 +56,89 @@ function agentFor(t: Target): https.Agent {
 export function closeWebhookConnections(): void {
   for (const a of agents.values()) a.destroy();
   agents.clear();
+  closeH2Sessions();
 }
 
-/** The answer's body, or throws CallFailed. */
-export function postReview(t: Target, body: string, timeoutMs: number): Promise<string> {
+/**
+ * The answer's body, or throws CallFailed. Over HTTP/2 when the webhook offers it (see h2-pool.ts), else
+ * over the HTTP/1.1 keep-alive pool. The deadline covers connecting too.
+ */
+export async function postReview(t: Target, body: string, timeoutMs: number): Promise<string> {
+  const started = performance.now();
+  let session: http2.ClientHttp2Session | undefined;
+  try {
+    session = await withDeadline(h2Session(t, isIP(t.serverName)), timeoutMs);
+  } catch (e) {
+    throw new CallFailed(`Post "${t.url}": ${(e as Error).message}`);
+  }
+  const left = Math.max(1, timeoutMs - (performance.now() - started));
+  return session ? postH2(session, t, body, left) : postH1(t, body, left);
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('context deadline exceeded')), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+function postH2(session: http2.ClientHttp2Session, t: Target, body: string, timeoutMs: number): Promise<string> {
+  const url = t.url;
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      reject(new CallFailed(`Post "${url}": ${why}`));
+    };
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': t.path,
+      'content-type': 'application/json',
+      accept: 'application/json, */*',
+      'content-length': Buffer.byteLength(body, 'utf8'),
+    });
+    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
+    let code = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('response', (headers) => {
+      code = Number(headers[':status'] ?? 0);
+    });
+    stream.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_ANSWER_BYTES) return fail(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+      chunks.push(c);
+    });
+    stream.on('error', (e) => fail(e.message));
+    stream.on('close', () => {
+      if (settled) return;
+      if (code === 0) return fail('the connection closed before an answer');
+    });
+    stream.on('end', () => {
+      if (settled) return;
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (code < 200 || code > 206) return fail(`the server answered ${code}: ${text.slice(0, 256)}`);
+      settled = true;
+      clearTimeout(timer);
+      resolve(text);
+    });
+    stream.end(body, 'utf8');
+  });
+}
+
+function postH1(t: Target, body: string, timeoutMs: number): Promise<string> {
   const url = t.url;
   return new Promise<string>((resolve, reject) => {
     let settled = false;
