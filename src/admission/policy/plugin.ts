@@ -80,7 +80,7 @@ async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () =>
   const base = await inputs();
   const budget = new EvaluationBudget();
   for (const param of params.objects) {
-    const outcome = evaluatePolicy(policy, { ...base, params: param === null ? null : celValue(param) }, budget);
+    const outcome = evaluatePolicy(policy, withValue(base, 'params', param === null ? null : celValue(param)), budget);
     for (const [key, value] of outcome.annotations) req.annotate(`${policy.name}/${key}`, value);
     for (const f of outcome.failures) {
       for (const action of binding.actions) {
@@ -92,6 +92,31 @@ async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () =>
   }
 }
 
+/**
+ * The inputs as CEL values, each converted on first read: converting a whole object costs more than most
+ * policies' expressions, and many read only `object`. CEL reads variables as plain property reads.
+ */
+function lazyCelValues(raw: Record<string, unknown>): Inputs {
+  const out: Inputs = {};
+  for (const [name, value] of Object.entries(raw)) {
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const v = celValue(value);
+        Object.defineProperty(out, name, { value: v, enumerable: true });
+        return v;
+      },
+    });
+  }
+  return out;
+}
+
+/** `inputs` plus one more variable, without reading (and so converting) the others. */
+function withValue(inputs: Inputs, name: string, value: unknown): Inputs {
+  return Object.create(inputs, { [name]: { value, enumerable: true } }) as Inputs;
+}
+
 async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionRequest, deps: AdmissionDeps): Promise<void> {
   const facts = new RequestFacts(req, deps);
   let inputs: Promise<Inputs> | undefined;
@@ -101,7 +126,7 @@ async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionReque
       const request = reviewRequest(req, { kind: req.kind, resource: req.resource, subResource: req.subResource });
       delete request.object;
       delete request.oldObject;
-      return { object: celValue(req.object ?? null), oldObject: celValue(req.oldObject ?? null), request: celValue(request), namespaceObject: celValue(ns) };
+      return lazyCelValues({ object: req.object ?? null, oldObject: req.oldObject ?? null, request, namespaceObject: ns });
     }));
   const verdict = new Verdict();
   for (const pair of pairs) await applyPair(pair, facts, lazyInputs, verdict, deps);
