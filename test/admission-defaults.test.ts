@@ -93,6 +93,9 @@ describe('built-in defaulting admission plugins in a running server (spec 1.6)',
     const small = await call('POST', CLAIMS, { body: claim('small', '100Mi') });
     assert.equal(small.status, 403, small.text);
     assert.equal(small.json.message, 'persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 100Mi');
+    // PersistentVolumeClaimResize lets a claim grow only when its class allows expansion.
+    const expandable = { apiVersion: `${STORAGE_GROUP}/v1`, kind: 'StorageClass', metadata: { name: 'manual' }, provisioner: 'example.com/manual', allowVolumeExpansion: true };
+    assert.equal((await call('POST', STORAGE_CLASSES, { body: expandable })).status, 201);
     const ok = await call('POST', CLAIMS, { body: claim('fits', '5Gi', { storageClassName: 'manual' }) });
     assert.equal(ok.status, 201, ok.text);
     // Only a bound claim may be resized.

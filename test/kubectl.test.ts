@@ -43,9 +43,9 @@ describe('real kubectl against the server (spec 4.1, 4.3, 4.9)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the default namespaces with the written admin.kubeconfig', async () => {
+  it('lists the default namespaces (the reference\'s four) with the written admin.kubeconfig', async () => {
     const out = await k(['get', 'namespaces', '-o', 'name']);
-    assert.deepEqual(out.trim().split('\n').sort(), ['namespace/default', 'namespace/orch-public', 'namespace/orch-system']);
+    assert.deepEqual(out.trim().split('\n').sort(), ['namespace/default', 'namespace/orch-node-lease', 'namespace/orch-public', 'namespace/orch-system']);
   });
 
   it('creates a namespace, a Pod with create -f and a ConfigMap with a first apply -f', async () => {

@@ -16,6 +16,19 @@ import { serviceAccountPlugin } from './plugins/service-account.js';
 import { limitRangerPlugin } from './plugins/limit-ranger.js';
 import { defaultIngressClassPlugin, defaultStorageClassPlugin } from './plugins/default-class.js';
 import { resourceQuotaPlugin } from './plugins/resource-quota.js';
+import { storageObjectInUseProtectionPlugin } from './plugins/storage-protection.js';
+import { persistentVolumeClaimResizePlugin } from './plugins/pvc-resize.js';
+import { ownerReferencesPermissionEnforcementPlugin } from './plugins/owner-references.js';
+import { clusterTrustBundleAttestPlugin } from './plugins/ctb-attest.js';
+import { namespaceExistsPlugin } from './plugins/namespace-exists.js';
+import { namespaceAutoProvisionPlugin } from './plugins/namespace-autoprovision.js';
+import { limitPodHardAntiAffinityTopologyPlugin } from './plugins/anti-affinity-topology.js';
+import { taintNodesByConditionPlugin } from './plugins/taint-nodes-by-condition.js';
+import { podNodeSelectorPlugin } from './plugins/pod-node-selector.js';
+import { podTolerationRestrictionPlugin } from './plugins/pod-toleration-restriction.js';
+import { extendedResourceTolerationPlugin } from './plugins/extended-resource-toleration.js';
+import { denyServiceExternalIPsPlugin } from './plugins/deny-service-external-ips.js';
+import { nodeRestrictionPlugin } from './plugins/node-restriction.js';
 import type { AdmissionPluginFactory } from './types.js';
 import { validatingAdmissionPolicyPlugin } from './policy/index.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index.js';
@@ -92,6 +105,7 @@ export const PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFactory> = new
   ['EventRateLimit', eventRateLimitPlugin],
   ['ImagePolicyWebhook', imagePolicyWebhookPlugin],
   ['ServiceAccount', serviceAccountPlugin],
+  ['NodeRestriction', nodeRestrictionPlugin],
   ['LimitRanger', limitRangerPlugin],
   ['DefaultStorageClass', defaultStorageClassPlugin],
   ['DefaultIngressClass', defaultIngressClassPlugin],
@@ -101,6 +115,18 @@ export const PLUGIN_FACTORIES: ReadonlyMap<string, AdmissionPluginFactory> = new
   ['CertificateApproval', certificateApprovalPlugin],
   ['CertificateSigning', certificateSigningPlugin],
   ['CertificateSubjectRestriction', certificateSubjectRestrictionPlugin],
+  ['StorageObjectInUseProtection', storageObjectInUseProtectionPlugin],
+  ['PersistentVolumeClaimResize', persistentVolumeClaimResizePlugin],
+  ['OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcementPlugin],
+  ['ClusterTrustBundleAttest', clusterTrustBundleAttestPlugin],
+  ['NamespaceExists', namespaceExistsPlugin],
+  ['NamespaceAutoProvision', namespaceAutoProvisionPlugin],
+  ['LimitPodHardAntiAffinityTopology', limitPodHardAntiAffinityTopologyPlugin],
+  ['TaintNodesByCondition', taintNodesByConditionPlugin],
+  ['PodNodeSelector', podNodeSelectorPlugin],
+  ['PodTolerationRestriction', podTolerationRestrictionPlugin],
+  ['ExtendedResourceToleration', extendedResourceTolerationPlugin],
+  ['DenyServiceExternalIPs', denyServiceExternalIPsPlugin],
   ['MutatingAdmissionWebhook', mutatingWebhookPlugin],
   ['ValidatingAdmissionPolicy', validatingAdmissionPolicyPlugin],
   ['ValidatingAdmissionWebhook', validatingWebhookPlugin],

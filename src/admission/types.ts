@@ -106,6 +106,24 @@ export interface AuthorizationCheck {
   readonly name?: string;
 }
 
+/** A permission on a non-resource path (`/healthz`, `/metrics`, ...), for policies' `authorizer.path(p)`. */
+export interface PathAuthorizationCheck {
+  readonly verb: string;
+  readonly path: string;
+}
+
+/** The authorizer's whole answer: its decision and why ('' when it gave no reason). */
+export interface AuthorizationDecision {
+  readonly decision: 'allow' | 'deny' | 'noOpinion';
+  readonly reason: string;
+}
+
+/** A resource that serves a kind, and whether its objects live in namespaces (a REST mapping). */
+export interface KindMapping {
+  readonly resource: GroupVersionResource;
+  readonly namespaced: boolean;
+}
+
 /** What plugin factories get from the server. */
 export interface AdmissionDeps {
   objects: ObjectReader;
@@ -122,6 +140,19 @@ export interface AdmissionDeps {
    * no authorizer is wired (unit tests); plugins that need it refuse to start without it.
    */
   authorize?(user: AdmissionUser, check: AuthorizationCheck): Promise<boolean>;
+  /**
+   * As `authorize`, with the decision and reason, for resource or path checks; an authorizer failure
+   * rejects the promise. Absent where no authorizer is wired.
+   */
+  authorizeDecision?(user: AdmissionUser, check: AuthorizationCheck | PathAuthorizationCheck): Promise<AuthorizationDecision>;
+  /** The resources serving `kind` at its group/version ([] when none); absent in unit tests that need none. */
+  resourcesOfKind?(kind: GroupVersionKind): KindMapping[];
+  /**
+   * Creates the namespace `name` as the server itself would (through the registry and admission, as the
+   * server's own user). Rejects with the write's StatusError (409 AlreadyExists when it exists). Absent in
+   * unit tests; NamespaceAutoProvision refuses to start without it.
+   */
+  createNamespace?(name: string): Promise<void>;
   /**
    * Rewrites the status of a stored object with a compare-and-swap on its resourceVersion: reads it from
    * storage, asks `mutate` for the new object (undefined: write nothing), and stores that only if nobody

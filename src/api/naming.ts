@@ -62,6 +62,17 @@ export const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = `${GROUP_SUFFIX}/enforce-mou
 /** Taints the node lifecycle puts on nodes that are not ready or not reachable. */
 export const TAINT_NODE_NOT_READY = `node.${GROUP_SUFFIX}/not-ready`;
 export const TAINT_NODE_UNREACHABLE = `node.${GROUP_SUFFIX}/unreachable`;
+/** Taint of a node short of memory; PodTolerationRestriction lets pods that are not BestEffort tolerate it. */
+export const TAINT_NODE_MEMORY_PRESSURE = `node.${GROUP_SUFFIX}/memory-pressure`;
+/** The node label holding its host name: the one topology key LimitPodHardAntiAffinityTopology allows. */
+export const LABEL_HOSTNAME = `${GROUP_SUFFIX}/hostname`;
+/** Namespace annotation (PodNodeSelector): the node selector every pod in the namespace gets. */
+export const NAMESPACE_NODE_SELECTOR_ANNOTATION = `scheduler.alpha.${GROUP_SUFFIX}/node-selector`;
+/** Namespace annotations (PodTolerationRestriction): JSON lists of default and of allowed tolerations. */
+export const NAMESPACE_DEFAULT_TOLERATIONS_ANNOTATION = `scheduler.alpha.${GROUP_SUFFIX}/defaultTolerations`;
+export const NAMESPACE_TOLERATIONS_WHITELIST_ANNOTATION = `scheduler.alpha.${GROUP_SUFFIX}/tolerationsWhitelist`;
+/** Group of PodTolerationRestriction's `Configuration` document. */
+export const POD_TOLERATION_RESTRICTION_CONFIG_GROUP = `podtolerationrestriction.admission.${GROUP_SUFFIX}`;
 
 /**
  * OpenAPI vendor extensions that existing clients (kubectl explain, client-side apply) look for by their
@@ -108,6 +119,10 @@ export const POLICY_VALIDATION_FAILURE_ANNOTATION = `validation.policy.admission
 
 /** Group of the `AdmissionConfiguration` document (`--admission-control-config-file`, spec 2.12). */
 export const ADMISSION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
+/** Group of the `AuthorizationConfiguration` document (`--authorization-config`, spec 5.7 item 6). */
+export const AUTHORIZATION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
+/** Group of the `AuthenticationConfiguration` document (`--authentication-config`, spec 5.5). */
+export const AUTHENTICATION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 /** The older group the reference also reads that document in (v1alpha1 only). */
 export const ADMISSION_CONFIG_LEGACY_GROUP = `apiserver.${GROUP_SUFFIX}`;
 
@@ -142,3 +157,34 @@ export const LEGACY_INGRESS_CLASS_ANNOTATION = `${GROUP_SUFFIX}/ingress.class`;
 /** Legacy seccomp annotations on pods (policy versions before 1.19 check them). */
 export const SECCOMP_POD_ANNOTATION = `seccomp.security.alpha.${GROUP_SUFFIX}/pod`;
 export const SECCOMP_CONTAINER_ANNOTATION_PREFIX = `container.seccomp.security.alpha.${GROUP_SUFFIX}/`;
+
+/** Finalizers StorageObjectInUseProtection puts on new claims and volumes, so in-use storage is not removed. */
+export const PVC_PROTECTION_FINALIZER = `${GROUP_SUFFIX}/pvc-protection`;
+export const PV_PROTECTION_FINALIZER = `${GROUP_SUFFIX}/pv-protection`;
+/** Group of ResourceQuota's `Configuration` document (`limitedResources`). */
+export const RESOURCE_QUOTA_CONFIG_GROUP = `resourcequota.admission.${GROUP_SUFFIX}`;
+
+/** Namespace holding each node's heartbeat Lease (named after the node). */
+export const NODE_LEASE_NAMESPACE = `${MAKER}-node-lease`;
+/** Group of the versioned ABAC policy line (`--authorization-policy-file`). */
+export const ABAC_GROUP = `abac.authorization.${GROUP_SUFFIX}`;
+/** Group of dynamic resource allocation (ResourceClaims a node may read for its pods). */
+export const RESOURCE_GROUP = `resource.${GROUP_SUFFIX}`;
+/** Label domain reserved for labels that nodes may not set on themselves (NodeRestriction). */
+export const NODE_RESTRICTION_LABEL_DOMAIN = `node-restriction.${GROUP_SUFFIX}`;
+/** Labels under the maker's domains that a node may set on its own Node object (NodeRestriction). */
+export const KUBELET_LABELS: readonly string[] = [
+  `${GROUP_SUFFIX}/hostname`,
+  `topology.${GROUP_SUFFIX}/zone`,
+  `topology.${GROUP_SUFFIX}/region`,
+  `failure-domain.beta.${GROUP_SUFFIX}/zone`,
+  `failure-domain.beta.${GROUP_SUFFIX}/region`,
+  `beta.${GROUP_SUFFIX}/instance-type`,
+  `node.${GROUP_SUFFIX}/instance-type`,
+  `${GROUP_SUFFIX}/os`,
+  `${GROUP_SUFFIX}/arch`,
+  `beta.${GROUP_SUFFIX}/os`,
+  `beta.${GROUP_SUFFIX}/arch`,
+];
+/** Label domains (and their subdomains) a node may set labels in on its own Node object. */
+export const KUBELET_LABEL_DOMAINS: readonly string[] = [`kubelet.${GROUP_SUFFIX}`, `node.${GROUP_SUFFIX}`];

@@ -30,3 +30,23 @@ export {
   type ServiceAccountAuthenticatorOptions,
   type ServiceAccountLookup,
 } from './service-account.js';
+export {
+  DEFAULT_TOKEN_REVIEW_VERSION,
+  TOKEN_REVIEW_VERSIONS,
+  WebhookTokenAuthenticator,
+  checkTokenWebhookConfig,
+  tokenWebhookFromConfig,
+  type RetryBackoff,
+  type TokenReviewVersion,
+  type TokenWebhookConfig,
+} from './webhook-token.js';
+export { keyIdOf } from './service-account.js';
+export {
+  AuthenticationConfigError,
+  JwtAuthentication,
+  jwtConfigurationOf,
+  startJwtAuthentication,
+  type JwtAuthenticationOptions,
+  type JwtSettings,
+  type OidcFlagOptions,
+} from './jwt/index.js';

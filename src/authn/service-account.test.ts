@@ -120,7 +120,7 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
     const { token } = await ecIssuer.issue({ ...base, audiences: ['vault', API] });
     assert.ok(await authFor({ audiences: ['x', API] }).authenticate(bearer(token)));
     const wrong = await ecIssuer.issue({ ...base, audiences: ['vault'] });
-    await assert.rejects(authFor().authenticate(bearer(wrong.token)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(wrong.token)), is401);
   });
 
   it('spec 5.4: has no opinion on tokens of other issuers and on bearer tokens that are not JWTs', async () => {
@@ -136,26 +136,26 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
 
   it('spec 5.4: a token of our issuer signed by an unknown key, tampered with, or unsigned is a 401', async () => {
     const alien = await new ServiceAccountTokenIssuer({ signingKeyPem: pem(other.privateKey, 'pkcs8'), issuer: ISSUER }).issue(base);
-    await assert.rejects(authFor().authenticate(bearer(alien.token)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(alien.token)), is401);
 
     const { token } = await ecIssuer.issue(base);
     const [h, p, s] = token.split('.') as [string, string, string];
     const claims = { ...decodeJwt(token), sub: 'system:serviceaccount:kube:admin' };
     const tampered = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
-    await assert.rejects(authFor().authenticate(bearer(tampered)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(tampered)), is401);
 
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${p}.`;
-    await assert.rejects(authFor().authenticate(bearer(none)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(none)), is401);
     const hs = await new SignJWT(decodeJwt(token)).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(EC_PUBLIC));
-    await assert.rejects(authFor().authenticate(bearer(hs)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(hs)), is401);
   });
 
   it('spec 5.4: rejects expired and not-yet-valid tokens with 401, allowing a minute of clock skew', async () => {
     const hour = 3_600_000;
     const expired = await ecIssuer.issue({ ...base, expirationSeconds: 600, now: Date.now() - hour });
-    await assert.rejects(authFor().authenticate(bearer(expired.token)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(expired.token)), is401);
     const future = await ecIssuer.issue({ ...base, now: Date.now() + 5 * 60_000 });
-    await assert.rejects(authFor().authenticate(bearer(future.token)), is401);
+    await assert.rejects(async () => authFor().authenticate(bearer(future.token)), is401);
     const skewed = await ecIssuer.issue({ ...base, now: Date.now() + 30_000 });
     assert.ok(await authFor().authenticate(bearer(skewed.token)));
     const justExpired = await ecIssuer.issue({ ...base, expirationSeconds: 600, now: Date.now() - 630_000 });
@@ -178,7 +178,7 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
       { sub, [GROUP_SUFFIX]: claim, exp: undefined },
       { sub, [GROUP_SUFFIX]: claim, iat: Math.floor(Date.now() / 1000) + 3600 },
     ];
-    for (const claims of bad) await assert.rejects(authFor().authenticate(bearer(await sign(claims))), is401, JSON.stringify(claims));
+    for (const claims of bad) await assert.rejects(async () => authFor().authenticate(bearer(await sign(claims))), is401, JSON.stringify(claims));
   });
 
   describe('with --service-account-lookup', () => {
@@ -205,7 +205,7 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
       reset();
       const { token } = await ecIssuer.issue(base);
       live.delete('sa/ns1/builder');
-      await assert.rejects(authFor({ lookup }).authenticate(bearer(token)), is401);
+      await assert.rejects(async () => authFor({ lookup }).authenticate(bearer(token)), is401);
       assert.ok(await authFor().authenticate(bearer(token)), 'without lookup the token stays valid until it expires');
     });
 
@@ -213,7 +213,7 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
       reset();
       const { token } = await ecIssuer.issue(base);
       live.set('sa/ns1/builder', { uid: 'new-uid' });
-      await assert.rejects(authFor({ lookup }).authenticate(bearer(token)), is401);
+      await assert.rejects(async () => authFor({ lookup }).authenticate(bearer(token)), is401);
     });
 
     it('spec 5.4: an object being deleted keeps its tokens for a minute of grace only', async () => {
@@ -222,7 +222,7 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
       live.set('sa/ns1/builder', { uid: 'sa-uid', deletionTimestamp: new Date(Date.now() - 10_000).toISOString() });
       assert.ok(await authFor({ lookup }).authenticate(bearer(token)));
       live.set('sa/ns1/builder', { uid: 'sa-uid', deletionTimestamp: new Date(Date.now() - 120_000).toISOString() });
-      await assert.rejects(authFor({ lookup }).authenticate(bearer(token)), is401);
+      await assert.rejects(async () => authFor({ lookup }).authenticate(bearer(token)), is401);
     });
 
     it('spec 5.4: a deleted or recreated bound pod or secret revokes the token (401)', async () => {
@@ -230,8 +230,8 @@ describe('ServiceAccountAuthenticator (spec 5.4, 2.7)', () => {
       const [pod, sec] = [await podToken(), await secretToken()];
       live.delete('pod/ns1/web-0');
       live.set('secret/ns1/tok', { uid: 'other' });
-      await assert.rejects(authFor({ lookup }).authenticate(bearer(pod.token)), is401);
-      await assert.rejects(authFor({ lookup }).authenticate(bearer(sec.token)), is401);
+      await assert.rejects(async () => authFor({ lookup }).authenticate(bearer(pod.token)), is401);
+      await assert.rejects(async () => authFor({ lookup }).authenticate(bearer(sec.token)), is401);
       // A lookup without pod access checks only the service account.
       assert.ok(await authFor({ lookup: { getServiceAccount: lookup.getServiceAccount } }).authenticate(bearer(pod.token)));
     });

@@ -4,6 +4,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject, X509Certificate } from 'node:crypto';
 import { SignJWT, compactVerify, decodeJwt } from 'jose';
+import { TextMemo } from '../util/text-memo.js';
 import { AUTHENTICATION_GROUP, GROUP_SUFFIX } from '../api/naming.js';
 import { badRequest, fieldError, unauthorized } from '../errors/index.js';
 import { bearerToken } from './bearer.js';
@@ -200,17 +201,20 @@ export class ServiceAccountAuthenticator implements Authenticator {
    * No opinion on bearer tokens that are not JWTs from one of our issuers (bootstrap, static, OIDC tokens).
    * A token claiming our issuer must verify completely, else 401.
    */
-  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+  authenticate(req: AuthRequest): Promise<UserInfo | undefined> | undefined {
     const token = bearerToken(req.headers);
-    if (token === undefined || token.split('.').length !== 3) return undefined;
-    let unverified: { iss?: unknown };
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return undefined;
-    }
-    if (typeof unverified.iss !== 'string' || !this.issuers.has(unverified.iss)) return undefined;
+    if (token === undefined) return undefined;
+    // Answered without a promise: most bearer tokens are someone else's (static, bootstrap, OIDC), and
+    // their issuer is remembered rather than decoded again on every request.
+    let issuer = this.issuerOfToken.get(token);
+    if (issuer === undefined) issuer = this.issuerOfToken.set(token, unverifiedIssuer(token));
+    if (!this.issuers.has(issuer)) return undefined;
+    return this.verify(token);
+  }
 
+  private readonly issuerOfToken = new TextMemo<string>(1024, 16 * 1024);
+
+  private async verify(token: string): Promise<UserInfo> {
     const claims = await this.verifySignature(token);
     const now = Date.now();
     const sa = this.checkClaims(claims, Math.floor(now / 1000));
@@ -290,3 +294,14 @@ export class ServiceAccountAuthenticator implements Authenticator {
 const reject = (why: string) => unauthorized(`service account token: ${why}`);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+/** The `iss` claim of a JWT read without verifying it; '' for anything that is not a JWT with one. */
+function unverifiedIssuer(token: string): string {
+  if (token.split('.').length !== 3) return '';
+  try {
+    const iss = decodeJwt(token).iss;
+    return typeof iss === 'string' ? iss : '';
+  } catch {
+    return '';
+  }
+}

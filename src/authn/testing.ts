@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { ensureServingCerts } from '../server/tls.js';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isStatusError } from '../errors/index.js';
+import type { AuthRequest, Authenticator, UserInfo } from './types.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -81,4 +85,64 @@ export function detailedPeer(...pems: string[]): Record<string, unknown> {
   const nodes = pems.map((p) => ({ raw: derOf(p), subject: {} }) as Record<string, unknown>);
   nodes.forEach((n, i) => (n.issuerCertificate = nodes[i + 1] ?? n));
   return nodes[0] ?? {};
+}
+
+/** How one authenticator is exercised by the contract suite below. */
+export interface AuthenticatorContractCase {
+  name: string;
+  make(): Authenticator | Promise<Authenticator>;
+  /** A request with credentials it accepts, and (part of) the user they stand for. */
+  valid(): AuthRequest | Promise<AuthRequest>;
+  expectedUser: Pick<UserInfo, 'username'> & Partial<UserInfo>;
+  /** Requests with credentials of its kind that are wrong: each must be a 401. */
+  invalid(): AuthRequest[] | Promise<AuthRequest[]>;
+  /** Requests with credentials of another kind: each must get no opinion. */
+  foreign(): AuthRequest[] | Promise<AuthRequest[]>;
+}
+
+const settle = async (a: Authenticator, req: AuthRequest): Promise<{ user?: UserInfo; error?: unknown }> => {
+  try {
+    return { user: await a.authenticate(req) };
+  } catch (error) {
+    return { error };
+  }
+};
+
+/**
+ * The Authenticator seam's contract (architecture: "The seams"): no credentials and other kinds of
+ * credentials get no opinion, its own valid credentials give the user, its own wrong credentials are a 401
+ * StatusError (never another error), and a caller changing the returned user does not change later answers.
+ */
+export function authenticatorContract(c: AuthenticatorContractCase): void {
+  describe(`Authenticator contract: ${c.name}`, () => {
+    it('no Authorization header and no certificate: no opinion', async () => {
+      const a = await c.make();
+      assert.equal((await settle(a, { headers: {} })).user, undefined);
+      assert.equal((await settle(a, { headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } })).user, undefined);
+    });
+    it('credentials of another kind: no opinion', async () => {
+      const a = await c.make();
+      for (const req of await c.foreign()) assert.deepEqual(await settle(a, req), { user: undefined });
+    });
+    it('valid credentials give the user, every time, unaffected by callers changing it', async () => {
+      const a = await c.make();
+      const first = await settle(a, await c.valid());
+      assert.equal(first.error, undefined, String(first.error));
+      for (const [k, v] of Object.entries(c.expectedUser)) assert.deepEqual(first.user?.[k as keyof UserInfo], v, k);
+      first.user?.groups.push('mutated-by-caller');
+      const second = await settle(a, await c.valid());
+      assert.deepEqual(second.user?.groups.includes('mutated-by-caller'), false);
+      assert.equal(second.user?.username, c.expectedUser.username);
+    });
+    it('wrong credentials of its kind: a 401 StatusError', async () => {
+      const a = await c.make();
+      const bad = await c.invalid();
+      assert.ok(bad.length > 0);
+      for (const req of bad) {
+        const r = await settle(a, req);
+        assert.equal(r.user, undefined);
+        assert.ok(isStatusError(r.error) && r.error.code === 401, `expected a 401, got ${String(r.error)}`);
+      }
+    });
+  });
 }

@@ -6,6 +6,10 @@ import type { BackendSpec } from '../storage/index.js';
 import { parseRuntimeConfig, servingFilter } from '../registry/resources/versions.js';
 import { serviceNetwork } from '../registry/resources/services/network.js';
 import { planAdmission } from '../admission/index.js';
+import { checkTokenWebhookConfig, type TokenReviewVersion, type TokenWebhookConfig } from '../authn/index.js';
+import { checkJwksUri } from '../server/handlers/oidc-discovery.js';
+import { checkJwtAuthentication } from '../server/auth-setup.js';
+import type { OidcFlagOptions } from '../authn/index.js';
 
 export const MAX_WORKERS = 64;
 
@@ -19,7 +23,13 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --tls-cert-file, --tls-private-key-file   serve this certificate instead of the generated one
   --token-auth-file=PATH          static tokens: CSV token,user,uid[,groups...]
   --anonymous-auth=true           treat requests without credentials as system:anonymous
-  --authorization-mode=RBAC       comma list, in order: RBAC, AlwaysAllow, AlwaysDeny
+  --authorization-mode=RBAC       comma list, in order: RBAC, Node, ABAC, Webhook, AlwaysAllow, AlwaysDeny
+  --authorization-webhook-config-file=PATH   kubeconfig of the SubjectAccessReview webhook (mode Webhook)
+  --authorization-webhook-version=v1beta1    v1 or v1beta1 SubjectAccessReviews to that webhook
+  --authorization-webhook-cache-authorized-ttl=5m0s, --authorization-webhook-cache-unauthorized-ttl=30s
+                                  how long the webhook's allow and other answers are cached (0s: not at all)
+  --authorization-policy-file=PATH   ABAC policy, one JSON object a line (mode ABAC)
+  --authorization-config=PATH     AuthorizationConfiguration file (re-read on change); not with the flags above
   --client-ca-file=PATH           authenticate client certificates signed by these CAs (CN user, O groups)
   --requestheader-client-ca-file=PATH   trust X-Remote-* headers from an authenticating proxy with a cert from this CA
   --requestheader-allowed-names, --requestheader-username-headers, --requestheader-group-headers,
@@ -32,6 +42,17 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --service-cluster-ip-range=10.0.0.0/24   CIDR (IPv4 or IPv6) Service cluster IPs come from; the first is the kubernetes Service's
   --service-node-port-range=30000-32767    ports NodePort and LoadBalancer Services get node ports from
   --api-audiences=A,B             audiences a token must be meant for (default: the issuer)
+  --service-account-jwks-uri=URL  https jwks_uri of /.well-known/openid-configuration (default: this server's /openid/v1/jwks)
+  --authentication-token-webhook-config-file=PATH   kubeconfig of a TokenReview webhook for bearer tokens nobody else accepts
+  --authentication-token-webhook-version=v1beta1    v1 or v1beta1 TokenReviews to that webhook
+  --authentication-token-webhook-cache-ttl=2m0s     how long its answers are reused (0 = not cached)
+  --oidc-issuer-url=URL, --oidc-client-id=ID   accept ID tokens (bearer) from this https OpenID Connect issuer for this client
+  --oidc-username-claim=sub       claim holding the username; --oidc-username-prefix=P (default <issuer URL># unless the claim is email; - for none)
+  --oidc-groups-claim=C, --oidc-groups-prefix=P   claim holding the groups (string or list) and a prefix for them
+  --oidc-required-claim=K=V (repeatable)   claims every ID token must carry with exactly this value
+  --oidc-ca-file=PATH             CA of the issuer's HTTPS certificate (default: system roots)
+  --oidc-signing-algs=RS256       comma list of accepted algorithms (RS, PS, ES with 256/384/512)
+  --authentication-config=PATH    AuthenticationConfiguration (YAML or JSON) with jwt[] issuers; reloaded when it changes (not with --oidc-*)
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
   --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
@@ -118,6 +139,12 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'token-auth-file': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'authorization-mode': { type: 'string' },
+      'authorization-config': { type: 'string' },
+      'authorization-webhook-config-file': { type: 'string' },
+      'authorization-webhook-version': { type: 'string' },
+      'authorization-webhook-cache-authorized-ttl': { type: 'string' },
+      'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
+      'authorization-policy-file': { type: 'string' },
       'shutdown-delay-duration': { type: 'string' },
       'livez-grace-period': { type: 'string' },
       'max-requests-inflight': { type: 'string' },
@@ -137,6 +164,20 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
       'api-audiences': { type: 'string' },
+      'service-account-jwks-uri': { type: 'string' },
+      'authentication-token-webhook-config-file': { type: 'string' },
+      'authentication-token-webhook-version': { type: 'string' },
+      'authentication-token-webhook-cache-ttl': { type: 'string' },
+      'oidc-issuer-url': { type: 'string' },
+      'oidc-client-id': { type: 'string' },
+      'oidc-username-claim': { type: 'string' },
+      'oidc-username-prefix': { type: 'string' },
+      'oidc-groups-claim': { type: 'string' },
+      'oidc-groups-prefix': { type: 'string' },
+      'oidc-required-claim': { type: 'string', multiple: true },
+      'oidc-ca-file': { type: 'string' },
+      'oidc-signing-algs': { type: 'string' },
+      'authentication-config': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
       'disable-admission-plugins': { type: 'string' },
@@ -167,7 +208,6 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
     port,
     storage,
     anonymousAuth: values['anonymous-auth'] === undefined ? true : parseBool('--anonymous-auth', values['anonymous-auth']),
-    authorizationModes: (values['authorization-mode'] ?? 'RBAC').split(',').map((s) => s.trim()),
     shutdownDelayMs: parseDuration('--shutdown-delay-duration', values['shutdown-delay-duration'] ?? '0s'),
     livezGracePeriodMs: parseDuration('--livez-grace-period', values['livez-grace-period'] ?? '0s'),
     writeKubeconfig: true,
@@ -220,5 +260,95 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   serviceNetwork({ clusterIPRange: ipRange, nodePortRange: portRange }); // a bad range is a usage error at once
   if (ipRange !== undefined) opts.serviceClusterIPRange = ipRange;
   if (portRange !== undefined) opts.serviceNodePortRange = portRange;
+  authorizationFlags(values, opts);
+  tokenWebhookFlags(values, opts);
+  jwtFlags(values, opts);
   return { server: opts, workers };
+}
+
+/**
+ * The authorization flags (spec 5.7 items 5 and 6): `--authorization-config` excludes `--authorization-mode`
+ * and the `--authorization-webhook-*` flags. The rest is checked when the authorizer is built.
+ */
+function authorizationFlags(values: Record<string, string | boolean | string[] | undefined>, opts: ServerOptions): void {
+  const str = (k: string) => values[k] as string | undefined;
+  const config = str('authorization-config');
+  if (config !== undefined) {
+    if (config === '') throw new Error('--authorization-config: a file path is required');
+    const other = ['authorization-mode', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'].find((k) => values[k] !== undefined);
+    if (other) throw new Error(`--authorization-config cannot be used together with --${other}: the configuration file replaces the authorization mode flags`);
+    opts.authorizationConfigFile = resolve(config);
+  }
+  const mode = str('authorization-mode');
+  if (mode !== undefined) opts.authorizationModes = mode.split(',').map((m) => m.trim());
+  const webhookFile = str('authorization-webhook-config-file');
+  if (webhookFile !== undefined) opts.authorizationWebhookConfigFile = resolve(webhookFile);
+  const version = str('authorization-webhook-version');
+  if (version !== undefined) opts.authorizationWebhookVersion = version;
+  const allowTTL = str('authorization-webhook-cache-authorized-ttl');
+  if (allowTTL !== undefined) opts.authorizationWebhookCacheAuthorizedTTLMs = parseDuration('--authorization-webhook-cache-authorized-ttl', allowTTL);
+  const otherTTL = str('authorization-webhook-cache-unauthorized-ttl');
+  if (otherTTL !== undefined) opts.authorizationWebhookCacheUnauthorizedTTLMs = parseDuration('--authorization-webhook-cache-unauthorized-ttl', otherTTL);
+  const policy = str('authorization-policy-file');
+  if (policy !== undefined) opts.authorizationPolicyFile = resolve(policy);
+}
+
+/**
+ * `--authentication-token-webhook-*` and `--service-account-jwks-uri`. The webhook's kubeconfig is read here,
+ * so a bad file stops the start before any process is forked; the version and TTL flags mean nothing
+ * without the file, so they are refused alone rather than ignored.
+ */
+function tokenWebhookFlags(values: Record<string, string | boolean | string[] | undefined>, opts: ServerOptions): void {
+  const str = (k: string) => values[k] as string | undefined;
+  const jwksUri = str('service-account-jwks-uri');
+  if (jwksUri !== undefined) {
+    checkJwksUri(jwksUri);
+    opts.serviceAccountJwksUri = jwksUri;
+  }
+  const file = str('authentication-token-webhook-config-file');
+  const version = str('authentication-token-webhook-version');
+  const ttl = str('authentication-token-webhook-cache-ttl');
+  if (file === undefined) {
+    const alone = version !== undefined ? 'version' : ttl !== undefined ? 'cache-ttl' : undefined;
+    if (alone) throw new Error(`--authentication-token-webhook-${alone}: needs --authentication-token-webhook-config-file`);
+    return;
+  }
+  if (file === '') throw new Error('--authentication-token-webhook-config-file: a file path is required');
+  const config: TokenWebhookConfig = { configFile: resolve(file) };
+  if (version !== undefined) config.version = version as TokenReviewVersion; // checked with the file below
+  if (ttl !== undefined) config.cacheTtlMs = parseDuration('--authentication-token-webhook-cache-ttl', ttl);
+  checkTokenWebhookConfig(config);
+  opts.authenticationTokenWebhook = config;
+}
+
+/**
+ * `--oidc-*` and `--authentication-config` (spec 5.5). The issuer settings and the file are validated here
+ * (after `--service-account-issuer`, which a JWT issuer may not claim), so mistakes stop the start at once.
+ */
+function jwtFlags(values: Record<string, string | boolean | string[] | undefined>, opts: ServerOptions): void {
+  const str = (k: string) => values[k] as string | undefined;
+  const oidc: OidcFlagOptions = {};
+  const plain = { issuerURL: 'oidc-issuer-url', clientID: 'oidc-client-id', usernameClaim: 'oidc-username-claim', usernamePrefix: 'oidc-username-prefix', groupsClaim: 'oidc-groups-claim', groupsPrefix: 'oidc-groups-prefix' } as const;
+  for (const [key, flag] of Object.entries(plain) as [keyof typeof plain, string][]) {
+    const v = str(flag);
+    if (v !== undefined) oidc[key] = v;
+  }
+  const required = values['oidc-required-claim'] as string[] | undefined;
+  if (required) {
+    oidc.requiredClaims = {};
+    for (const pair of required) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`--oidc-required-claim: invalid value "${pair}" (expected claim=value)`);
+      oidc.requiredClaims[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  const ca = str('oidc-ca-file');
+  if (ca !== undefined) oidc.caFile = resolve(ca);
+  const algs = str('oidc-signing-algs');
+  if (algs !== undefined) oidc.signingAlgs = algs.split(',').map((a) => a.trim()).filter(Boolean);
+  if (Object.keys(oidc).length > 0) opts.oidc = oidc;
+  const file = str('authentication-config');
+  if (file === '') throw new Error('--authentication-config: a file path is required');
+  if (file !== undefined) opts.authenticationConfigFile = resolve(file);
+  checkJwtAuthentication(opts);
 }

@@ -112,7 +112,7 @@ export class CachedObjectReader implements ObjectReader {
 }
 
 /** The dependencies plugin factories get from this server; `authorizer` answers the plugins' permission checks. */
-export function admissionDeps(registry: Registry, log: (m: string) => void, authorizer?: Authorizer): AdmissionDeps {
+export function admissionDeps(registry: Registry, log: (m: string) => void, authorizer?: Authorizer, chainOf?: () => AdmissionChain | undefined): AdmissionDeps {
   const typeAt = (r: GroupVersionResource) => {
     const [plural] = r.resource.split('/');
     return registry.types.find((t) => t.group === r.group && t.version === r.version && t.plural === plural);
@@ -121,6 +121,7 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
   return {
     objects,
     updateStatus: (group, resource, namespace, name, mutate) => updateStatusOf(objects.storeOf(group, resource), namespace, name, mutate),
+    createNamespace: (name) => provisionNamespace(registry, chainOf?.(), name),
     equivalentResources(r) {
       const t = typeAt(r);
       if (!t) return [r];
@@ -136,7 +137,12 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
       return { group: t.group, version: t.version, kind: t.kind };
     },
     log,
-    ...(authorizer ? { authorize: authorizeWith(authorizer) } : {}),
+    resourcesOfKind(k) {
+      return registry.types
+        .filter((t) => t.group === k.group && t.version === k.version && t.kind === k.kind)
+        .map((t) => ({ resource: { group: t.group, version: t.version, resource: t.plural }, namespaced: t.namespaced }));
+    },
+    ...(authorizer ? { authorize: authorizeWith(authorizer), authorizeDecision: decisionOf(authorizer) } : {}),
   };
 }
 
@@ -170,6 +176,26 @@ async function updateStatusOf(
       throw e;
     }
   }
+}
+
+/** A resource or path check with the authorizer's decision and reason (policies' `authorizer` variable). */
+function decisionOf(authorizer: Authorizer): NonNullable<AdmissionDeps['authorizeDecision']> {
+  return async (user, check) => {
+    const resource = 'resource' in check;
+    const d = await authorizer.authorize({
+      user: { username: user.username, groups: [...user.groups], ...(user.uid !== undefined ? { uid: user.uid } : {}), ...(user.extra ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) } : {}) },
+      verb: check.verb,
+      isResourceRequest: resource,
+      path: resource ? '' : check.path,
+      apiGroup: resource ? check.group : '',
+      apiVersion: resource ? check.version : '',
+      resource: resource ? check.resource : '',
+      subresource: resource ? (check.subresource ?? '') : '',
+      namespace: resource ? (check.namespace ?? '') : '',
+      name: resource ? (check.name ?? '') : '',
+    });
+    return { decision: d.decision, reason: d.reason ?? '' };
+  };
 }
 
 /** A plugin's permission check through the server's authorizer: only an explicit allow is a yes. */
@@ -225,6 +251,18 @@ export function bootstrapTokenSecretPlugin(): AdmissionPlugin {
   };
 }
 
+/** Who the server is when it writes on its own behalf (the reference's loopback identity). */
+const SERVER_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+
+/** A namespace created for a plugin (NamespaceAutoProvision): a create through the registry, admitted as the server's own. */
+async function provisionNamespace(registry: Registry, chain: AdmissionChain | undefined, name: string): Promise<void> {
+  const store = registry.namespaces;
+  const admission = chain
+    ? writeAdmission(chain, store.type, { namespace: undefined, subresource: '', user: SERVER_USER, fields: { dryRun: false }, warnings: [] })
+    : undefined;
+  await store.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, admission ? { admission } : {});
+}
+
 /** The server's chain: the internal plugins, then what the flags enable. */
 export function serverAdmissionChain(
   opts: AdmissionOptions,
@@ -233,7 +271,10 @@ export function serverAdmissionChain(
   log: (m: string) => void,
 ): AdmissionChain {
   const internal = [bootstrapTokenSecretPlugin(), ...(auth.rbac ? [rbacEscalationPlugin(auth.authorizer, auth.rbac)] : [])];
-  return buildAdmissionChain(opts, admissionDeps(registry, log, auth.authorizer), internal);
+  // Namespaces a plugin creates pass this same chain, which exists only once the plugins are built.
+  let chain: AdmissionChain | undefined;
+  chain = buildAdmissionChain(opts, admissionDeps(registry, log, auth.authorizer, () => chain), internal);
+  return chain;
 }
 
 /** One write's admission, for the store (`WriteOptions.admission`). */

@@ -12,14 +12,20 @@ import {
   UnionAuthenticator,
   X509Authenticator,
   parseTokenFile,
+  tokenWebhookFromConfig,
+  jwtConfigurationOf,
+  startJwtAuthentication,
+  type JwtAuthentication,
+  type JwtSettings,
+  type OidcFlagOptions,
   type Authenticator,
+  type TokenWebhookConfig,
   type UserInfo,
 } from '../authn/index.js';
-import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, UnionAuthorizer, type Authorizer } from '../authz/index.js';
-import { RbacAuthorizer, RbacIndex } from '../authz/rbac/index.js';
+import type { AuthorizationOptions } from './authz-setup.js';
 import type { Registry } from '../registry/index.js';
 
-export interface AuthOptions {
+export interface AuthOptions extends AuthorizationOptions {
   tokenAuthFile?: string;
   anonymousAuth?: boolean;
   clientCAFile?: string;
@@ -39,10 +45,17 @@ export interface AuthOptions {
   /** Tokens of deleted service accounts (or bound objects) stop working. Default true, as the reference. */
   serviceAccountLookup?: boolean;
   apiAudiences?: string[];
-  authorizationModes?: string[];
+  /** `--authentication-token-webhook-*`: bearer tokens nobody else accepted go to this TokenReview webhook. */
+  authenticationTokenWebhook?: TokenWebhookConfig;
+  /** `--service-account-jwks-uri`: the `jwks_uri` of the issuer discovery document (https). */
+  serviceAccountJwksUri?: string;
+  /** `--oidc-*` (spec 5.5): one OpenID Connect issuer whose ID tokens authenticate users. */
+  oidc?: OidcFlagOptions;
+  /** `--authentication-config` (spec 5.5): an AuthenticationConfiguration file, followed for changes. */
+  authenticationConfigFile?: string;
 }
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export { AUTHORIZATION_MODES, buildAuthorizer, webhookFactory, type AuthorizerFactories, type AuthorizationSetup } from './authz-setup.js';
 
 /** Reads the service-account signing key, generating an EC P-256 key into the data dir on first start. */
 export function serviceAccountSigningKey(opts: AuthOptions, dataDir: string): string {
@@ -62,11 +75,19 @@ export function serviceAccountSigningKey(opts: AuthOptions, dataDir: string): st
  * then bearer tokens of every kind, then anonymous.
  */
 export function buildAuthenticator(
-  opts: AuthOptions,
+  opts: AuthOptions & { log?: (msg: string) => void },
   registry: Registry,
   admin: { token: string; user: UserInfo },
   saSigningKeyPem: string,
-): { authenticator: Authenticator; issuer: ServiceAccountTokenIssuer; audiences: string[] } {
+): {
+  authenticator: Authenticator;
+  issuer: ServiceAccountTokenIssuer;
+  audiences: string[];
+  serviceAccountDiscovery: { issuer: string; keyPems: string[] };
+  close: () => void;
+  /** JWT authentication, when configured (its `lastReloadTimestampSeconds` reports file reloads). */
+  jwt?: JwtAuthentication;
+} {
   const list: Authenticator[] = [];
   if (opts.requestHeader) {
     const r = opts.requestHeader;
@@ -106,8 +127,38 @@ export function buildAuthenticator(
         : {}),
     }),
   );
+  // ID tokens before the token webhook, as in the reference: a remote call only for tokens nobody here knows.
+  const jwt = startJwtAuthentication(jwtSettings(opts), { ...(opts.log ? { log: opts.log } : {}) });
+  if (jwt) list.push(jwt);
+  const tokenWebhook = opts.authenticationTokenWebhook ? tokenWebhookFromConfig(opts.authenticationTokenWebhook, audiences) : undefined;
+  if (tokenWebhook) list.push(tokenWebhook);
   if (opts.anonymousAuth ?? true) list.push(new AnonymousAuthenticator());
-  return { authenticator: new UnionAuthenticator(list), issuer, audiences };
+  return {
+    authenticator: new UnionAuthenticator(list),
+    issuer,
+    audiences,
+    /** What the issuer discovery endpoints publish. */
+    serviceAccountDiscovery: { issuer: issuerName, keyPems: keyFiles },
+    close: () => {
+      tokenWebhook?.close();
+      jwt?.stop();
+    },
+    ...(jwt ? { jwt } : {}),
+  };
+}
+
+/** The JWT options as authn/jwt takes them; the service-account issuer is one a JWT issuer may not claim. */
+export function jwtSettings(opts: AuthOptions): JwtSettings {
+  return {
+    ...(opts.oidc ? { oidc: opts.oidc } : {}),
+    ...(opts.authenticationConfigFile !== undefined ? { authenticationConfigFile: opts.authenticationConfigFile } : {}),
+    serviceAccountIssuers: [opts.serviceAccountIssuer ?? DEFAULT_SA_ISSUER],
+  };
+}
+
+/** Start-up check of the `--oidc-*` flags or `--authentication-config` file; throws naming the flag or file. */
+export function checkJwtAuthentication(opts: AuthOptions): void {
+  jwtConfigurationOf(jwtSettings(opts));
 }
 
 /** A core object from the watch cache, as the authenticators' lookups need it. */
@@ -124,22 +175,6 @@ function liveOf(o: Record<string, unknown> | undefined) {
   const m = o?.metadata as { uid?: string; deletionTimestamp?: string } | undefined;
   if (!m?.uid) return undefined;
   return { uid: m.uid, ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}) };
-}
-
-/** `--authorization-mode` in order (spec 5.7); an unknown or repeated mode is a start-up error. */
-export function buildAuthorizer(modes: string[], rbac: () => RbacIndex): Authorizer {
-  if (modes.length === 0) throw new Error('--authorization-mode: at least one mode is required');
-  const seen = new Set<string>();
-  return new UnionAuthorizer(
-    modes.map((m) => {
-      if (seen.has(m)) throw new Error(`--authorization-mode: "${m}" is listed more than once`);
-      seen.add(m);
-      if (m === 'AlwaysAllow') return new AlwaysAllowAuthorizer();
-      if (m === 'AlwaysDeny') return new AlwaysDenyAuthorizer();
-      if (m === 'RBAC') return new RbacAuthorizer(rbac());
-      throw new Error(`--authorization-mode: unknown authorization mode "${m}" (supported: ${AUTHORIZATION_MODES.join(', ')})`);
-    }),
-  );
 }
 
 export { SYSTEM_NAMESPACE };

@@ -7,6 +7,7 @@ import { serveResource, type ResourceAuth } from './handlers/resource.js';
 import type { HealthChecks, HealthEndpoint } from './health.js';
 import { sendBytes, sendJson, sendText } from './http.js';
 import type { OpenAPIV3 } from './openapi.js';
+import type { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -32,6 +33,8 @@ export interface RouteDeps {
   auth: ResourceAuth;
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number; maxQueueBytes: number };
   admission: AdmissionChain;
+  /** `/.well-known/openid-configuration` and `/openid/v1/jwks`, when the issuer allows discovery. */
+  serviceAccountDiscovery?: ServiceAccountIssuerDiscovery;
 }
 
 /** Routes an authorized request: resources by request info, everything else by path. */
@@ -73,6 +76,7 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
       const doc = deps.openapiV3().documents.get(rest.slice(1).join('/'));
       if (doc) return sendBytes(res, 200, 'application/json', doc, { 'Cache-Control': 'public, immutable' });
     }
+    if (deps.serviceAccountDiscovery?.serve(path, ctx.req.method ?? 'GET', res)) return;
     throw notFoundMessage('the server could not find the requested resource');
   };
 }

@@ -6,11 +6,15 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
+import { DEFAULT_NAMESPACE, NODE_LEASE_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
 import { parseTokenFile } from '../authn/index.js';
-import { RbacIndex } from '../authz/rbac/index.js';
-import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, type AuthOptions } from './auth-setup.js';
+import { RbacAuthorizer, RbacIndex } from '../authz/rbac/index.js';
+import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, webhookFactory, type AuthOptions } from './auth-setup.js';
+import { checkJwtAuthentication } from './auth-setup.js';
 import { feedRbacIndex, reconcileDefaultRbac, startAggregation } from './rbac-setup.js';
+import { NodeAuthorizer, NodeGraph } from '../authz/node/index.js';
+import { AbacAuthorizer } from '../authz/abac/index.js';
+import { feedNodeGraph } from './node-graph-setup.js';
 import { NamespaceLifecycle, Registry } from '../registry/index.js';
 import { builtinTypes, createOnlyTypes } from '../registry/resources/index.js';
 import { ensureApiService, serviceNetwork, startServiceRangeRepair } from '../registry/resources/services/index.js';
@@ -30,6 +34,7 @@ import { StreamReq, StreamRes } from './h2-stream.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
 import { routeRequest, SERVER_VERSION } from './routes.js';
+import { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import { ensureServingCerts } from './tls.js';
 
 
@@ -108,24 +113,47 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   // Configuration errors (a bad --token-auth-file, an unknown mode or gate) fail before anything is opened.
   const adminToken = ensureAdminToken(dataDir);
   if (opts.tokenAuthFile) parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile);
+  checkJwtAuthentication(opts); // a bad --oidc-* flag or --authentication-config file, before anything is opened
   const rbacIndex = new RbacIndex();
-  const modes = opts.authorizationModes ?? ['RBAC'];
-  const authorizer = buildAuthorizer(modes, () => rbacIndex);
+  let nodeGraph: NodeGraph | undefined;
+  let feedNodes: ((graph: NodeGraph) => void) | undefined;
+  const authz = buildAuthorizer(
+    opts,
+    {
+      rbac: () => new RbacAuthorizer(rbacIndex),
+      // The node graph is built (and fed from the watch caches) only when a Node authorizer is configured,
+      // at start-up or by a later reload of --authorization-config.
+      node: () => {
+        if (!nodeGraph) {
+          nodeGraph = new NodeGraph();
+          feedNodes?.(nodeGraph);
+        }
+        return new NodeAuthorizer(nodeGraph);
+      },
+      abac: (file) => AbacAuthorizer.fromFile(file),
+      webhook: webhookFactory(log),
+    },
+    log,
+  );
+  const authorizer = authz.authorizer;
   const features = resolveFeatureGates(opts.featureGates ?? {});
   planAdmission(opts); // unknown plugins or a bad --admission-control-config-file fail before anything is opened
   const certs = await serving(opts, dataDir, bind);
   const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
   const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
+  let saDiscovery: ServiceAccountIssuerDiscovery | undefined;
   try {
     auth = buildAuthenticator(opts, registry, { token: adminToken, user: { username: ADMIN_USER, uid: 'orch-admin', groups: [MASTERS] } }, serviceAccountSigningKey(opts, join(dataDir)));
+    const jwksUri = opts.serviceAccountJwksUri !== undefined ? { jwksUri: opts.serviceAccountJwksUri } : {};
+    saDiscovery = ServiceAccountIssuerDiscovery.create({ ...auth.serviceAccountDiscovery, ...jwksUri }, log);
   } catch (e) {
     await backend.close();
     throw e;
   }
   let admission: ReturnType<typeof serverAdmissionChain>;
   try {
-    admission = serverAdmissionChain(opts, registry, { authorizer, rbac: modes.includes('RBAC') ? rbacIndex : undefined }, log);
+    admission = serverAdmissionChain(opts, registry, { authorizer, rbac: authz.rbacEnabled ? rbacIndex : undefined }, log);
   } catch (e) {
     await backend.close();
     throw e;
@@ -169,7 +197,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       auth: {
         authenticator: auth.authenticator,
         authorizer,
-        rbac: modes.includes('RBAC') ? rbacIndex : undefined,
+        rbac: authz.rbacEnabled ? rbacIndex : undefined,
         issuer: auth.issuer,
         apiAudiences: auth.audiences,
       },
@@ -180,6 +208,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         maxQueueBytes: opts.watchMaxQueueBytes ?? 64 * 1024 * 1024,
       },
       admission,
+      ...(saDiscovery ? { serviceAccountDiscovery: saDiscovery } : {}),
     }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
@@ -222,6 +251,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     await registry.startCaches();
     const fed = await feedRbacIndex(registry, rbacIndex);
     stops.push(fed.stop);
+    if (nodeGraph) stops.push((await feedNodeGraph(registry, nodeGraph)).stop);
+    feedNodes = (graph) =>
+      void feedNodeGraph(registry, graph).then(
+        (f) => stops.push(f.stop),
+        (e: unknown) => log(`node authorizer: cannot follow pods: ${(e as Error).message}`),
+      );
+    stops.push(authz.start()); // follows --authorization-config; closes webhook connections at the end
     if (controllers) {
       await reconcileDefaultRbac(registry, log);
       await ensureBootstrapObjects(registry, log);
@@ -245,6 +281,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const port = typeof address === 'object' && address ? address.port : (opts.port ?? 6443);
   const host = bind.includes(':') ? `[${bind}]` : bind === '0.0.0.0' ? '127.0.0.1' : bind;
   const url = `https://${host}:${port}`;
+  saDiscovery?.setExternalAddress(`${host}:${port}`);
   if (controllers) {
     // The `kubernetes` Service points at the port actually bound (port 0 picks one at listen).
     await ensureApiService(registry, network, port, log);
@@ -271,6 +308,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       });
       // The caches serve the requests being drained, so they stop only now.
       registry.stopCaches();
+      auth.close(); // likewise the webhook connections of the authenticators
       stallGuard.close();
       await backend.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -317,7 +355,7 @@ function ensureAdminToken(dataDir: string): string {
 
 /** The default namespaces exist from the first start (spec 3.1 needs a namespace to create anything in). */
 async function bootstrapNamespaces(registry: Registry): Promise<void> {
-  for (const name of [DEFAULT_NAMESPACE, SYSTEM_NAMESPACE, PUBLIC_NAMESPACE]) {
+  for (const name of [DEFAULT_NAMESPACE, SYSTEM_NAMESPACE, PUBLIC_NAMESPACE, NODE_LEASE_NAMESPACE]) {
     try {
       await registry.namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (e) {

@@ -192,9 +192,9 @@ test('reference behaviour (ResourceQuota): a server sharing the store that charg
   assert.equal(await outcome(plugin, create(pod('mine'))), '403 pods "mine" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1');
 });
 
-test('reference behaviour (ResourceQuota): a configuration file entry is refused rather than ignored; status writes are required', () => {
+test('reference behaviour (ResourceQuota): a configuration without apiVersion and kind is refused; status writes are required', () => {
   const deps = { objects: fixedObjects({}), equivalentResources: () => [], kindOf: () => undefined, log: () => undefined };
-  assert.throws(() => resourceQuotaPlugin({ ...deps, updateStatus: statusStore({}) }, { limitedResources: [] }), /limitedResources.*not supported/);
+  assert.throws(() => resourceQuotaPlugin({ ...deps, updateStatus: statusStore({}) }, { limitedResources: [] }), /apiVersion: Unsupported value "".*kind: Unsupported value ""/);
   assert.throws(() => resourceQuotaPlugin(deps, undefined), /needs a server that can write quota status/);
   assert.equal(resourceQuotaPlugin({ ...deps, updateStatus: statusStore({}) }, undefined).name, 'ResourceQuota');
 });

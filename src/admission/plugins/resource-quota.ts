@@ -5,10 +5,12 @@
  * counted from the objects the watch cache holds (so deletes give usage back), plus the writes this server
  * admitted that the cache does not show yet. Requests that charge the same quota are checked one at a time,
  * and the status write is a compare-and-swap, so servers sharing the store see each other's charges.
+ * The configuration's `limitedResources` (quota-limited.ts) also refuse consumption no quota covers.
  */
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import { forbiddenFor, PluginConfigurationError } from './common.js';
+import { parseResourceQuotaConfiguration, uncoveredConsumption, type LimitedResource } from './quota-limited.js';
 import { addQuantity, compareQuantity, formatQuantity, parseQuantity, subtractQuantity, ZERO } from './quantity.js';
 import { KeyedLock, PendingCharges } from './quota-ledger.js';
 import { matchesScopes, quotaScopes, type ScopeRequirement } from './quota-scopes.js';
@@ -96,6 +98,8 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
     private readonly objects: ObjectReader,
     private readonly writeStatus: StatusWriter,
     private readonly clock: () => number = Date.now,
+    /** The configuration's `limitedResources`: consumption that needs a covering quota. */
+    private readonly limited: readonly LimitedResource[] = [],
   ) {}
 
   handles(op: AdmissionOperation): boolean {
@@ -111,7 +115,8 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
     }
     if (!req.object || !chargesOperation(req.resource.group, req.resource.resource, req.operation)) return;
     const cached = this.objects.peekList?.('', QUOTAS, req.namespace);
-    if (cached && cached.length === 0) return;
+    // With limited resources, a namespace without quotas is where a write may be refused.
+    if (cached && cached.length === 0 && this.limited.length === 0) return;
     return this.check(req, cached);
   }
 
@@ -122,7 +127,6 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
     const matched = quotas
       .filter((q) => matchingResources(group, resource, Object.keys(obj(obj(q.spec).hard))).length > 0 && matchesScopes(group, resource, object, quotaScopes(q)))
       .sort(byName);
-    if (matched.length === 0) return;
     if (group === '' && resource === 'pods') {
       for (const q of matched) {
         const missing = missingComputeStatement(object, matchingResources('', 'pods', Object.keys(obj(obj(q.spec).hard))));
@@ -130,6 +134,11 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
       }
     }
     const now = this.clock();
+    if (this.limited.length > 0) {
+      const uncovered = uncoveredConsumption(this.limited, group, resource, object, quotas, () => usageOf(group, resource, object, now));
+      if (uncovered) throw forbiddenFor(req, uncovered);
+    }
+    if (matched.length === 0) return;
     const usage = usageOf(group, resource, object, now);
     // An update pays only for what it adds (a create on update, with no stored version, pays in full).
     const old = req.operation === 'UPDATE' && req.oldObject?.metadata?.resourceVersion ? usageOf(group, resource, req.oldObject, now) : undefined;
@@ -219,14 +228,9 @@ function addTo(used: ResourceList, name: string, q: ReturnType<typeof parseQuant
   used.set(name, had ? addQuantity(had, q) : q);
 }
 
-/**
- * The reference reads `limitedResources` from its configuration file; orch does not implement that part
- * yet, so a configuration is refused rather than ignored.
- */
+/** The plugin with its optional configuration (`limitedResources`), checked at start-up. */
 export function resourceQuotaPlugin(deps: AdmissionDeps, configuration: unknown): AdmissionPlugin {
-  if (configuration !== undefined) {
-    throw new PluginConfigurationError(`plugin ${RESOURCE_QUOTA}: a configuration (limitedResources) is not supported by this server yet`);
-  }
+  const limited = parseResourceQuotaConfiguration(configuration);
   if (!deps.updateStatus) throw new PluginConfigurationError(`plugin ${RESOURCE_QUOTA} needs a server that can write quota status`);
-  return new ResourceQuotaPlugin(deps.objects, deps.updateStatus);
+  return new ResourceQuotaPlugin(deps.objects, deps.updateStatus, Date.now, limited);
 }

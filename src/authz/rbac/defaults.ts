@@ -129,6 +129,10 @@ function userFacingRoles(): ClusterRole[] {
     ]),
     clusterRole('system:public-info-viewer', [urls(['get'], '/healthz', '/livez', '/readyz', '/version', '/version/')]),
     clusterRole('system:monitoring', [urls(['get'], '/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/metrics')]),
+    // Service account issuer discovery: lets workloads (and, when bound wider, relying parties) fetch the keys.
+    clusterRole('system:service-account-issuer-discovery', [
+      urls(['get'], '/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'),
+    ]),
   ];
 }
 
@@ -215,6 +219,7 @@ export function defaultClusterRoleBindings(): Binding[] {
     clusterBinding('system:discovery', [group('system:authenticated')]),
     clusterBinding('system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
     clusterBinding('system:monitoring', [group('system:monitoring')]),
+    clusterBinding('system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
     clusterBinding('system:node-proxier', [user('system:proxy')]),
     clusterBinding('system:scheduler', [user('system:scheduler')]),
     clusterBinding('system:controller-manager', [user('system:controller-manager')]),

@@ -67,7 +67,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       throw notFoundMessage('the server could not find the requested resource');
     }
     ctx.response = negotiateResponse(ctx.req, info.verb);
-    return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, respond: (code, obj) => respond(ctx, code, obj) });
+    return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, admission: ctx.admission, respond: (code, obj) => respond(ctx, code, obj) });
   }
   const extra = coreExtraHandler(info);
   if (extra) {

@@ -9,6 +9,8 @@ import { badRequest, conflict, fieldError, invalid, methodNotAllowed, notFound, 
 import type { Registry } from '../../registry/index.js';
 import { header, readBody, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
+import type { AdmissionChain } from '../../admission/index.js';
+import { admitSubresourceObject } from '../admission-setup.js';
 import {
   localSubjectAccessReview,
   rulesFromRbac,
@@ -29,6 +31,8 @@ export interface VirtualContext {
   rbac: RbacIndex | undefined;
   issuer: ServiceAccountTokenIssuer;
   apiAudiences: string[];
+  /** TokenRequests pass admission (NodeRestriction limits which tokens a node may ask for). */
+  admission?: AdmissionChain;
   respond(code: number, obj: unknown): void;
 }
 
@@ -109,6 +113,19 @@ async function issueToken(ctx: VirtualContext, body: unknown): Promise<ApiObject
       throw conflict({ kind: ref.kind, name: ref.name ?? '' }, `the UID in the bound object reference (${ref.uid}) does not match the UID in record (${live.uid})`);
     }
     boundObject = { kind: ref.kind, name: ref.name ?? '', uid: live.uid };
+  }
+  if (ctx.admission) {
+    await admitSubresourceObject(ctx.admission, {
+      operation: 'CREATE',
+      kind: { group: AUTHENTICATION_GROUP, version: 'v1', kind: 'TokenRequest' },
+      resource: { group: '', version: 'v1', resource: 'serviceaccounts' },
+      subresource: 'token',
+      namespace: ns,
+      name,
+      object: body as ApiObject,
+      user: ctx.user,
+      dryRun: false,
+    });
   }
   const { token, expirationTimestamp } = await ctx.issuer.issue({
     namespace: ns,

@@ -1,0 +1,3 @@
+/** The Node authorization mode (reference behaviour): a node reads what its own pods need. */
+export { NodeGraph } from './graph.js';
+export { NodeAuthorizer } from './authorizer.js';
