@@ -36,8 +36,16 @@ describe('admission webhooks through the server (issue 15)', () => {
   before(async () => {
     server = await startServer({ port: 0, storage: { type: 'memory' } });
     call = client(server);
-    hooks = await startWebhookServer((r: Review) => {
+    hooks = await startWebhookServer((r: Review, path: string) => {
       const labels = r.request.object?.metadata?.labels ?? {};
+      if (labels.test === 'reinvoke.example.com') {
+        const data = r.request.object?.data ?? {};
+        // /first records whether it saw the second webhook's change; /second makes that change.
+        const op = path.startsWith('/first')
+          ? { op: 'add', path: `/data/${'b' in data ? 'firstSawB' : 'firstSawNoB'}`, value: 'yes' }
+          : { op: 'add', path: '/data/b', value: 'from-second' };
+        return allow(r, { patchType: 'JSONPatch', patch: patchOf([op]) });
+      }
       if (labels.test === 'deny.example.com') return { response: { uid: r.request.uid, allowed: false, status: { code: 422, message: 'configmaps named like this are refused' } } };
       if (labels.test === 'mutate.example.com') {
         return allow(r, { patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/data/added', value: 'by-webhook' }]), warnings: ['mutated by the webhook'] });
@@ -85,6 +93,26 @@ describe('admission webhooks through the server (issue 15)', () => {
     assert.equal(r.status, 201);
     assert.equal(r.json.data.added, 'by-webhook');
     assert.match(String(r.headers.warning), /mutated by the webhook/);
+  });
+
+  it('reference behaviour: reinvocationPolicy IfNeeded calls a mutating webhook once more after a later webhook changed the object', async () => {
+    const hook = (name: string, path: string, reinvocationPolicy: string) =>
+      webhook(name, { url: `${hooks.url}${path}`, caBundle: hooks.caBundle }, { reinvocationPolicy, objectSelector: { matchLabels: { test: 'reinvoke.example.com' } } });
+    // Mutating webhooks run in the order of their configurations' names: "r1" before "r2".
+    assert.equal((await call('POST', MWC, { body: { metadata: { name: 'r1' }, webhooks: [hook('first.example.com', '/first', 'IfNeeded')] } })).status, 201);
+    assert.equal((await call('POST', MWC, { body: { metadata: { name: 'r2' }, webhooks: [hook('second.example.com', '/second', 'Never')] } })).status, 201);
+    let n = 0;
+    const r = await until(
+      () => call('POST', CONFIGMAPS, { body: configMap(`reinvoked-${n++}`, { test: 'reinvoke.example.com' }) }),
+      (x) => x.json?.data?.firstSawB === 'yes',
+    );
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(
+      { first: r.json.data.firstSawNoB, again: r.json.data.firstSawB, second: r.json.data.b },
+      { first: 'yes', again: 'yes', second: 'from-second' },
+    );
+    const calls = hooks.paths.filter((p) => p.startsWith('/first')).length;
+    assert.ok(calls >= 2, `the first webhook was called ${calls} times`);
   });
 
   it('reference behaviour: a webhook behind a Service is called at the service address and verified by <name>.<namespace>.svc', async () => {
