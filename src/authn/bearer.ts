@@ -11,6 +11,20 @@ const NO_SPACE = /^\S+$/;
  * token after a single space is a 401: guessing which part was meant could authenticate the wrong string.
  */
 export function bearerToken(headers: AuthRequest['headers']): string | undefined {
+  // Every token authenticator of the union asks for the same request's token: the answer is kept per
+  // headers object, so each gets the same string, whose hash V8 computes once for all their table lookups
+  // (a fresh slice per call meant hashing a long OIDC token once per authenticator).
+  const known = tokenOf.get(headers);
+  if (known !== undefined) return known === NONE ? undefined : known;
+  const token = parseBearer(headers);
+  tokenOf.set(headers, token ?? NONE);
+  return token;
+}
+
+const NONE = '';
+const tokenOf = new WeakMap<object, string>();
+
+function parseBearer(headers: AuthRequest['headers']): string | undefined {
   const value = authorizationHeader(headers);
   if (value === undefined) return undefined;
   if (value.startsWith('Bearer ')) {
