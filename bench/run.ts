@@ -9,6 +9,8 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   apply: () => import('./apply.js'),
   soak: () => import('./soak.js'),
   admission: () => import('./admission.js'),
+  audit: () => import('./audit.js'),
+  encryption: () => import('./encryption.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -14,6 +14,7 @@ import {
   STORAGE_GROUP,
 } from '../src/api/naming.js';
 import { startServer, type RunningServer } from '../src/index.js';
+import { caCertificatePem } from '../src/registry/resources/certificates/testing.js';
 import { failsToStart, stopAll, tempDir } from './helpers/apiserver-process.js';
 import { client } from './helpers/client.js';
 
@@ -160,10 +161,11 @@ describe('admission plugins set B in a running server (spec 1.6, 2.12)', () => {
   });
 
   it('reference behaviour (ClusterTrustBundleAttest): a bundle for a signer needs attest on the signer', async () => {
-    const bundle = { apiVersion: `${CERTIFICATES_GROUP}/v1alpha1`, kind: 'ClusterTrustBundle', metadata: { name: 'signer-one' }, spec: { signerName: 'example.com/signer', trustBundle: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' } };
+    // A signer's bundle is named `<signerName with ':' for '/'>:<suffix>` and holds real CA certificates.
+    const bundle = { apiVersion: `${CERTIFICATES_GROUP}/v1alpha1`, kind: 'ClusterTrustBundle', metadata: { name: 'example.com:signer:one' }, spec: { signerName: 'example.com/signer', trustBundle: await caCertificatePem('signer root') } };
     const refused = await call('POST', BUNDLES, { body: bundle, token: DAVE });
     assert.equal(refused.status, 403, refused.text);
-    assert.equal(refused.json.message, `clustertrustbundles.${CERTIFICATES_GROUP} "signer-one" is forbidden: user not permitted to attest for signerName "example.com/signer"`);
+    assert.equal(refused.json.message, `clustertrustbundles.${CERTIFICATES_GROUP} "example.com:signer:one" is forbidden: user not permitted to attest for signerName "example.com/signer"`);
     await grant('b-attest', [{ apiGroups: [CERTIFICATES_GROUP], resources: ['signers'], verbs: ['attest'], resourceNames: ['example.com/*'] }]);
     const created = await call('POST', BUNDLES, { body: bundle, token: DAVE });
     assert.equal(created.status, 201, created.text);

@@ -106,6 +106,14 @@ export const API_SERVICE_PROVIDER = GROUP_SUFFIX.split('.')[0] as string;
 
 /** AdmissionReview's group (spec 2.11) and the group of the objects that configure admission. */
 export const ADMISSION_GROUP = `admission.${GROUP_SUFFIX}`;
+/** Group of the audit `Event`, `EventList` and `Policy` documents (spec 2.11). */
+export const AUDIT_GROUP = `audit.${GROUP_SUFFIX}`;
+/** Audit annotations of every audited request: the authorization decision (allow|forbid) and its reason. */
+export const AUDIT_AUTHZ_DECISION_ANNOTATION = `authorization.${GROUP_SUFFIX}/decision`;
+export const AUDIT_AUTHZ_REASON_ANNOTATION = `authorization.${GROUP_SUFFIX}/reason`;
+/** Audit annotations of a request to a deprecated API (spec 7), and the release that removes it. */
+export const AUDIT_DEPRECATED_ANNOTATION = `${GROUP_SUFFIX}/deprecated`;
+export const AUDIT_REMOVED_RELEASE_ANNOTATION = `${GROUP_SUFFIX}/removed-release`;
 export const ADMISSIONREGISTRATION_GROUP = `admissionregistration.${GROUP_SUFFIX}`;
 /**
  * Audit annotation key prefixes of admission webhooks: which webhook changed the object, and which one
@@ -128,6 +136,8 @@ export const ADMISSION_CONFIG_LEGACY_GROUP = `apiserver.${GROUP_SUFFIX}`;
 
 /** The built-in signer of client certificates the API server trusts (CertificateSubjectRestriction guards it). */
 export const KUBE_APISERVER_CLIENT_SIGNER = `${GROUP_SUFFIX}/kube-apiserver-client`;
+/** The signer of requests made through the removed v1beta1 API; certificates/v1 refuses it. */
+export const LEGACY_UNKNOWN_SIGNER = `${GROUP_SUFFIX}/legacy-unknown`;
 
 /** Namespace labels of pod security admission: `<prefix>enforce`, `<prefix>audit-version`, ... */
 export const POD_SECURITY_LABEL_PREFIX = `pod-security.${GROUP_SUFFIX}/`;
@@ -188,3 +198,8 @@ export const KUBELET_LABELS: readonly string[] = [
 ];
 /** Label domains (and their subdomains) a node may set labels in on its own Node object. */
 export const KUBELET_LABEL_DOMAINS: readonly string[] = [`kubelet.${GROUP_SUFFIX}`, `node.${GROUP_SUFFIX}`];
+
+/** Group of the `EncryptionConfiguration` document (`--encryption-provider-config`, spec 2.12). */
+export const ENCRYPTION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
+/** Every value encrypted at rest starts with this (`<prefix><provider>:v1:<key name>:`). */
+export const ENCRYPTED_VALUE_PREFIX = `${MAKER}:enc:`;

@@ -42,7 +42,7 @@ export interface AuditEvent {
   sourceIPs?: string[];
   userAgent?: string;
   objectRef?: AuditObjectRef;
-  responseStatus?: { metadata?: Record<string, unknown>; status?: string; message?: string; reason?: string; code?: number };
+  responseStatus?: { metadata?: Record<string, unknown>; status?: string; message?: string; reason?: string; details?: Record<string, unknown>; code?: number };
   requestObject?: unknown;
   responseObject?: unknown;
   /** RFC 3339 with microseconds, as the reference writes them. */

@@ -1,5 +1,5 @@
 import type { Backend, KeyValue } from '../storage/index.js';
-import { isStorageError } from '../storage/index.js';
+import { isStorageError, type StorageError } from '../storage/index.js';
 import { EventWindow } from './event-window.js';
 import { ValueSlab } from './value-slab.js';
 import type { CacheEvent, CachedItem } from './types.js';
@@ -27,6 +27,8 @@ type Listener = (event: CacheEvent) => void;
 export class Cacher {
   revision = 0;
   private items = new Map<string, CachedItem>();
+  /** Keys of items whose value could not be read back (see CachedItem.unreadable). */
+  private unreadable = new Set<string>();
   /** Where small values are copied to (see ValueSlab). */
   private readonly slab = new ValueSlab();
   private sorted: string[] | undefined;
@@ -134,7 +136,7 @@ export class Cacher {
         const revision = await this.loadAll();
         this.readyResolve();
         delay = 100;
-        const feed = this.backend.watch(this.prefix, revision, this.ac.signal, { progress: true });
+        const feed = this.backend.watch(this.prefix, revision, this.ac.signal, { progress: true, markUnreadable: true });
         for await (const e of feed) {
           if (e.type === 'PROGRESS') {
             this.progressNotified = true;
@@ -160,7 +162,7 @@ export class Cacher {
     let revision: number | undefined;
     let startKey: string | undefined;
     for (;;) {
-      const page = await this.backend.list(this.prefix, { limit: 5000, ...(revision ? { revision } : {}), ...(startKey ? { startKey } : {}) });
+      const page = await this.backend.list(this.prefix, { limit: 5000, markUnreadable: true, ...(revision ? { revision } : {}), ...(startKey ? { startKey } : {}) });
       revision = page.revision;
       for (const kv of page.items) items.set(kv.key, this.toItem(kv));
       const last = page.items[page.items.length - 1];
@@ -174,6 +176,7 @@ export class Cacher {
   private load(items: Map<string, CachedItem>, revision: number): void {
     const hadData = this.revision > 0;
     this.items = items;
+    this.unreadable = new Set([...items.values()].filter((i) => i.unreadable).map((i) => i.key));
     this.sorted = undefined;
     this.window.reset(revision);
     // Watchers cannot be continued across a relist (they could miss events): end them, clients re-watch.
@@ -190,6 +193,8 @@ export class Cacher {
       this.items.delete(key);
       this.sorted = undefined;
     }
+    if (item.unreadable && type === 'PUT') this.unreadable.add(key);
+    else if (this.unreadable.size > 0) this.unreadable.delete(key);
     const event: CacheEvent = { revision, type, key, item, prev: type === 'PUT' ? prev : undefined };
     this.window.push(event);
     this.revision = revision;
@@ -218,6 +223,9 @@ export class Cacher {
   }
 
   private toItem(kv: KeyValue): CachedItem {
+    if (kv.unreadable) {
+      return { key: kv.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision, labels: undefined, unreadable: kv.unreadable };
+    }
     return {
       key: kv.key,
       value: this.slab.copy(kv.value),
@@ -225,6 +233,18 @@ export class Cacher {
       modRevision: kv.modRevision,
       labels: this.opts.labelsOf(kv.value),
     };
+  }
+
+  /**
+   * The reason the first unreadable item under `prefix` (from `startKey` on) cannot be read, if any: a list
+   * over it must fail rather than skip it. Costs nothing while every value is readable.
+   */
+  firstUnreadable(prefix: string, startKey?: string): StorageError | undefined {
+    if (this.unreadable.size === 0) return undefined;
+    for (const key of [...this.unreadable].sort()) {
+      if (key.startsWith(prefix) && (!startKey || key >= startKey)) return this.items.get(key)?.unreadable;
+    }
+    return undefined;
   }
 
   get size(): number {

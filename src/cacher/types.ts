@@ -1,3 +1,5 @@
+import type { StorageError } from '../storage/index.js';
+
 /** One object as the cache holds it: the stored bytes, shared by every reader, plus what selectors need. */
 export interface CachedItem {
   readonly key: string;
@@ -7,6 +9,8 @@ export interface CachedItem {
   readonly modRevision: number;
   /** Labels, extracted once when the item enters the cache (label selectors need no decoding). */
   readonly labels: Record<string, string> | undefined;
+  /** The stored bytes could not be read back (encryption at rest without the key); `value` is empty. */
+  readonly unreadable?: StorageError;
 }
 
 export type CacheEventType = 'PUT' | 'DELETE';

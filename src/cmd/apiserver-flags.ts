@@ -10,6 +10,9 @@ import { checkTokenWebhookConfig, type TokenReviewVersion, type TokenWebhookConf
 import { checkJwksUri } from '../server/handlers/oidc-discovery.js';
 import { checkJwtAuthentication } from '../server/auth-setup.js';
 import type { OidcFlagOptions } from '../authn/index.js';
+import { AUDIT_BATCH_FLAG_OPTIONS, auditBatchFlags } from './audit-batch-flags.js';
+import { AUDIT_FLAG_OPTIONS, AUDIT_USAGE, auditFlags } from './audit-flags.js';
+import { loadEncryptionConfiguration } from '../encryption/config.js';
 
 export const MAX_WORKERS = 64;
 
@@ -63,6 +66,19 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --enable-admission-plugins=A,B  admission plugins to run besides the default set (always in the fixed order)
   --disable-admission-plugins=A,B default plugins not to run
   --admission-control-config-file=PATH   AdmissionConfiguration (YAML or JSON): each plugin's configuration
+${AUDIT_USAGE}  --audit-webhook-config-file=PATH   kubeconfig of an audit webhook; each batch of events is POSTed to it as an EventList
+  --audit-webhook-version=audit.orch.io/v1   version of the EventList sent (the only one)
+  --audit-webhook-mode=batch      batch (requests never wait), blocking, or blocking-strict (a lost RequestReceived event fails the request)
+  --audit-webhook-initial-backoff=10s   first wait before retrying a failed call (5 attempts, each wait 1.5 times the last)
+  --audit-webhook-batch-buffer-size=10000, --audit-webhook-batch-max-size=400, --audit-webhook-batch-max-wait=30s
+                                  events buffered before new ones are dropped; events per call; longest wait for a partial batch
+  --audit-webhook-batch-throttle-enable=true, --audit-webhook-batch-throttle-qps=10, --audit-webhook-batch-throttle-burst=15
+                                  limit calls per second (burst after a quiet time)
+  --audit-log-batch-buffer-size=10000, --audit-log-batch-max-size=1, --audit-log-batch-max-wait=0s,
+  --audit-log-batch-throttle-enable=false, --audit-log-batch-throttle-qps, --audit-log-batch-throttle-burst
+                                  the same for the log backend in --audit-log-mode=batch
+  --encryption-provider-config=PATH   EncryptionConfiguration (YAML or JSON): how values are encrypted at rest, per resource
+  --encryption-provider-config-automatic-reload=false   re-read that file when it changes (an invalid version is logged and ignored)
   --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
 `;
 
@@ -182,7 +198,11 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'enable-admission-plugins': { type: 'string' },
       'disable-admission-plugins': { type: 'string' },
       'admission-control-config-file': { type: 'string' },
+      'encryption-provider-config': { type: 'string' },
+      'encryption-provider-config-automatic-reload': { type: 'string' },
       workers: { type: 'string' },
+      ...AUDIT_BATCH_FLAG_OPTIONS,
+      ...AUDIT_FLAG_OPTIONS,
     },
   });
   if (values.help) return 'help';
@@ -254,6 +274,7 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
     opts.admissionControlConfigFile = resolve(values['admission-control-config-file']);
   }
   planAdmission(opts); // an unknown plugin or a bad configuration file is a usage error before any process starts
+  encryptionFlags(values, opts);
   if (values['token-auth-file']) opts.tokenAuthFile = resolve(values['token-auth-file']);
   const ipRange = values['service-cluster-ip-range'];
   const portRange = values['service-node-port-range'];
@@ -263,6 +284,8 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   authorizationFlags(values, opts);
   tokenWebhookFlags(values, opts);
   jwtFlags(values, opts);
+  auditFlags(values, opts);
+  auditBatchFlags(values, opts);
   return { server: opts, workers };
 }
 
@@ -351,4 +374,23 @@ function jwtFlags(values: Record<string, string | boolean | string[] | undefined
   if (file === '') throw new Error('--authentication-config: a file path is required');
   if (file !== undefined) opts.authenticationConfigFile = resolve(file);
   checkJwtAuthentication(opts);
+}
+
+/** `--encryption-provider-config[-automatic-reload]`: the file is checked here, before any process starts. */
+function encryptionFlags(values: Record<string, string | boolean | string[] | undefined>, opts: ServerOptions): void {
+  const file = values['encryption-provider-config'] as string | undefined;
+  const reloadText = values['encryption-provider-config-automatic-reload'] as string | undefined;
+  const reload = reloadText === undefined ? false : parseBool('--encryption-provider-config-automatic-reload', reloadText);
+  if (file === undefined) {
+    if (reload) throw new Error('--encryption-provider-config-automatic-reload: requires --encryption-provider-config');
+    return;
+  }
+  if (file === '') throw new Error('--encryption-provider-config: a file path is required');
+  opts.encryptionProviderConfig = resolve(file);
+  opts.encryptionProviderConfigAutomaticReload = reload;
+  try {
+    loadEncryptionConfiguration(opts.encryptionProviderConfig, { reload, kmsV1: opts.featureGates?.KMSv1 === true });
+  } catch (e) {
+    throw new Error(`--encryption-provider-config: ${(e as Error).message}`);
+  }
 }

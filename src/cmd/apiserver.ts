@@ -17,7 +17,7 @@ if (cli === 'help') {
 if (cli.workers > 1) {
   // The supervisor loads no server code; each worker runs one server (src/cmd/workers.ts).
   const { supervise, serveAsWorker } = await import('./workers.js');
-  if (cluster.isPrimary) supervise(cli.workers);
+  if (cluster.isPrimary) supervise(cli.workers, cli.server);
   else await serveAsWorker(cli.server);
 } else await serveOne(cli.server);
 

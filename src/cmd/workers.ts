@@ -18,6 +18,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions, RunningServer } from '../server/index.js';
 import type { BackendSpec, CommitPeers } from '../storage/open.js';
+import { SupervisorAuditLog, SupervisorLineWriter, type AuditLinesMessage } from './worker-audit.js';
 
 /** The worker's slot, 0..N-1 (slot 0 = worker 1). */
 const SLOT_ENV = 'ORCH_WORKER_SLOT';
@@ -30,7 +31,8 @@ const DEATH_WINDOW_MS = 10_000;
 type FromWorker =
   | { orch: 'ready'; url: string; storage: string; kubeconfigPath?: string }
   | { orch: 'failed'; message: string }
-  | { orch: 'commit'; revision: number };
+  | { orch: 'commit'; revision: number }
+  | AuditLinesMessage;
 
 const isMessage = (m: unknown): m is FromWorker => typeof m === 'object' && m !== null && typeof (m as { orch?: unknown }).orch === 'string';
 const ignore = () => undefined;
@@ -38,7 +40,7 @@ const ignore = () => undefined;
 // ---- supervisor ----
 
 /** Runs the supervisor (in the cluster primary) until every worker has exited; then exits the process. */
-export function supervise(count: number): void {
+export function supervise(count: number, opts: Pick<ServerOptions, 'auditLog' | 'auditPolicyFile'> = {}): void {
   const started = Date.now();
   if (!process.env.NODE_CLUSTER_SCHED_POLICY) cluster.schedulingPolicy = cluster.SCHED_RR;
   const slots: (Worker | undefined)[] = Array.from({ length: count }, () => undefined);
@@ -52,6 +54,14 @@ export function supervise(count: number): void {
   let stopping = false;
   let exitCode = 0;
   const say = (m: string) => process.stderr.write(`orch-apiserver: ${m}\n`);
+  // The one writer of the audit log: workers send it their lines (worker-audit.ts).
+  let auditLog: SupervisorAuditLog | undefined;
+  try {
+    if (opts.auditLog && opts.auditPolicyFile) auditLog = new SupervisorAuditLog(opts.auditLog, say);
+  } catch (e) {
+    say((e as Error).message);
+    process.exit(1);
+  }
 
   const fork = (slot: number, bootstrap: boolean) => {
     const w = cluster.fork({ [SLOT_ENV]: String(slot), ...(bootstrap ? { [BOOTSTRAP_ENV]: '1' } : {}) });
@@ -62,7 +72,8 @@ export function supervise(count: number): void {
       if (!isMessage(m)) return;
       if (m.orch === 'commit') {
         for (const other of slots) if (other && other !== w && other.isConnected()) other.send(m, ignore);
-      } else if (m.orch === 'failed') startError.set(w, m.message);
+      } else if (m.orch === 'audit') auditLog?.receive(m, (ack) => w.isConnected() && w.send(ack, ignore));
+      else if (m.orch === 'failed') startError.set(w, m.message);
       else if (m.orch === 'ready') onReady(w, slot, m);
     });
   };
@@ -175,6 +186,7 @@ export async function serveAsWorker(opts: ServerOptions): Promise<void> {
     server = await startServer({
       ...opts,
       storage: withPeers(opts.storage),
+      ...(opts.auditLog ? { auditLogWriter: new SupervisorLineWriter((m, sent) => (process.send ? process.send(m, undefined, {}, sent) : (sent(new Error('no supervisor')), false))) } : {}),
       controllers: slot === 0,
       // History compaction works on the shared store, so one worker does it for all.
       ...(slot === 0 ? {} : { history: { ...opts.history, compactIntervalMs: 0 } }),

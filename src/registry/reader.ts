@@ -92,6 +92,9 @@ export class ResourceReader {
 
     // Take the snapshot synchronously: no event can interleave with these lines.
     const revision = this.cacher.revision;
+    // A stored value that cannot be read back fails the list as a whole (never skipped, never half sent).
+    const unreadable = this.cacher.firstUnreadable(prefix, start);
+    if (unreadable) fromStorageError(unreadable);
     const body: ListBody = { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(revision) }, items: [] };
     if (!limit) {
       const snapshot = [...this.cacher.range(prefix, start)];

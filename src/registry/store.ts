@@ -399,8 +399,9 @@ export class GenericStore {
     const validated = opts.admission?.validate();
     if (validated) await validated;
     metaOf(obj).resourceVersion = old.metadata?.resourceVersion as string;
-    // An update that changes nothing is not written: same resourceVersion, no watch event.
-    if (jsonEqual(obj, old)) return old;
+    // An update that changes nothing is not written: same resourceVersion, no watch event. Unless the value
+    // was read with an older encryption key (stale): writing it again re-encrypts it with the current one.
+    if (jsonEqual(obj, old) && !cur.stale) return old;
     const reservation = t.allocations ? await t.allocations.reserve(this.deps.backend, obj, old, opts.dryRun === true) : undefined;
     if (opts.dryRun) return obj;
     try {

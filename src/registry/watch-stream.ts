@@ -1,7 +1,7 @@
 import { INITIAL_EVENTS_END_ANNOTATION } from '../api/naming.js';
 import { apiVersionOf } from '../api/types.js';
 import type { CacheEvent, CachedItem } from '../cacher/index.js';
-import { badRequest, gone } from '../errors/index.js';
+import { badRequest, gone, internalError } from '../errors/index.js';
 import { objectJson } from './codec.js';
 import { collectionPrefix } from './keys.js';
 import { makeFilter, type Filter } from './list-watch.js';
@@ -142,6 +142,7 @@ export async function* watchFromCache(
 
   function onEvent(e: CacheEvent): void {
     if (e.revision <= after || !e.key.startsWith(prefix)) return;
+    if (e.item.unreadable) return void (push(unreadableLine(e.item)), finish());
     const kind = transition(reader, e, filter);
     if (kind) push(line(t, kind, e.item.value, e.revision, e));
   }
@@ -165,6 +166,7 @@ export async function* watchFromCache(
     for (let i = 0; i < snapshot.length && !signal.aborted; i++) {
       const item = snapshot[i] as CachedItem;
       snapshot[i] = undefined as unknown as CachedItem;
+      if (item.unreadable) return yield unreadableLine(item);
       yield line(t, 'ADDED', item.value, item.modRevision, undefined);
     }
     for (;;) {
@@ -208,6 +210,12 @@ function line(t: ResourceType, kind: EventKind, value: Uint8Array, revision: num
   const b = Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), objectJson(t, value, revision), Buffer.from('}\n')]);
   if (e) (e.encoded ??= new Map()).set(key, b);
   return b;
+}
+
+/** An object whose stored value cannot be read back ends the watch with a 500, as a failed read would. */
+function unreadableLine(item: CachedItem): Buffer {
+  const status = internalError(item.unreadable?.message ?? `cannot read the stored value of ${item.key}`).toStatus();
+  return Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
 }
 
 function errorLine(from: number, oldest: number): Buffer {

@@ -2,6 +2,8 @@ import type { Authenticator, UserInfo } from '../authn/index.js';
 import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/index.js';
 import { forbidden, internalError, isStatusError, StatusError, tooManyRequests } from '../errors/index.js';
 import { sendStatusError, type Req, type Res } from './http.js';
+import type { AuditRecord } from '../audit/record.js';
+import type { AuditStage } from './audit-stage.js';
 import { impersonate, namesImpersonation } from './impersonation.js';
 import { parseRequestInfo, parseRequestUrl, type RequestInfo, type RequestUrl } from './request-info.js';
 
@@ -12,6 +14,8 @@ export interface RequestContext {
   url: RequestUrl;
   info: RequestInfo;
   user: UserInfo;
+  /** This request's audit event, when the audit policy records it (handlers add objects and annotations). */
+  audit: AuditRecord | undefined;
 }
 
 export interface ChainDeps {
@@ -22,6 +26,8 @@ export interface ChainDeps {
   maxInFlight?: { readOnly: number; mutating: number };
   /** Called for failures that are not StatusErrors (bugs); the client gets a 500 Status. */
   onInternalError?(e: unknown, ctx: { method: string; path: string }): void;
+  /** Set when an audit policy and a backend are configured (audit-stage.ts). */
+  audit?: AuditStage;
 }
 
 /**
@@ -31,10 +37,14 @@ export interface ChainDeps {
 export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<void> {
   const limits = deps.maxInFlight ?? { readOnly: 0, mutating: 0 };
   const inFlight = { readOnly: 0, mutating: 0 };
+  const audit = deps.audit;
   return async (req, res) => {
     const method = req.method ?? 'GET';
     let path = '/';
     let slot: 'readOnly' | 'mutating' | undefined;
+    // With audit on, every response carries its Audit-Id, even one that fails before authentication.
+    const arrival = audit?.arrive(req, res);
+    let record: AuditRecord | undefined;
     try {
       // 1. Request info: what is being asked for (pure parse of method + URL).
       const url = parseRequestUrl(req.url ?? '/');
@@ -52,26 +62,45 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       // 2. Authentication: who is asking (401 for rejected credentials).
       // Repeated headers (one group per X-Remote-Group / Impersonate-Group line) must stay separate.
       const headers = (req.headersDistinct ?? req.headers) as AuthHeaders;
-      const authenticated = await deps.authenticator.authenticate({ headers, peerCertificate: peerCertificate(req) });
-      if (!authenticated) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
-      // 3. Audit: the request-received stage is recorded here (audit issue).
+      let authenticated: UserInfo | undefined;
+      try {
+        authenticated = await deps.authenticator.authenticate({ headers, peerCertificate: peerCertificate(req) });
+        if (!authenticated) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+      } catch (e) {
+        if (audit && arrival && isStatusError(e)) await audit.unauthenticated(req, info, arrival, e);
+        throw e;
+      }
+      // 3. Audit: the policy sets the level; the RequestReceived event is written (audit-stage.ts).
+      if (audit && arrival) {
+        // A promise only while a backend is still writing RequestReceived (no extra turn otherwise).
+        const begun = audit.begin(req, res, info, authenticated, arrival);
+        record = begun instanceof Promise ? await begun : begun;
+      }
       // 4. Impersonation: Impersonate-* headers, each authorized with the impersonate verb (spec 5.7).
       // Nearly every request names nobody: no promise (and no turn of the microtask queue) for it.
       const user = namesImpersonation(headers) ? await impersonate(headers, authenticated, deps.authorizer) : authenticated;
+      if (record && user !== authenticated) record.impersonated(user);
       // 5. Authorization: may this user do this (403 otherwise).
       const attrs = attributes(user, info);
       const decision = await deps.authorizer.authorize(attrs);
+      if (record) audit?.authorized(record, decision.decision === 'allow', decision.reason);
       if (decision.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, decision.reason), forbiddenTarget(info));
       // 6. Admission runs inside the registry's write path, after decoding and defaulting (admission issue).
       // 7. The handler: resources, discovery, health, OpenAPI.
-      await deps.handler({ req, res, url, info, user });
+      await deps.handler({ req, res, url, info, user, audit: record });
     } catch (e) {
       const accept = req.headers.accept;
-      if (isStatusError(e)) return sendStatusError(res, e, accept);
+      if (isStatusError(e)) {
+        record?.status(e.toStatus());
+        return sendStatusError(res, e, accept);
+      }
+      if (record) audit?.panic(record, e);
       deps.onInternalError?.(e, { method, path });
       sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)), accept);
     } finally {
       if (slot) inFlight[slot]--;
+      const completing = record && audit?.complete(record, res);
+      if (completing) await completing;
     }
   };
 }

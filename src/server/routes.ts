@@ -54,6 +54,7 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
         user: ctx.user,
         auth: deps.auth,
         admission: deps.admission,
+        audit: ctx.audit,
       });
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';

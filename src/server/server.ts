@@ -22,6 +22,8 @@ import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../regist
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
 import { buildChain } from './chain.js';
+import { openAudit, planAudit, type AuditOptions } from './audit-setup.js';
+import type { AuditWebhookOptions } from '../audit/webhook-sink.js';
 import { planAdmission, type AdmissionOptions } from '../admission/index.js';
 import { serverAdmissionChain } from './admission-setup.js';
 import { ConnectionDrain } from './connection-drain.js';
@@ -36,9 +38,10 @@ import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
 import { routeRequest, SERVER_VERSION } from './routes.js';
 import { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import { ensureServingCerts } from './tls.js';
+import { applyEncryption, loadEncryption, registerEncryptionHealth, type EncryptionOptions } from './encryption-setup.js';
 
 
-export interface ServerOptions extends AuthOptions, AdmissionOptions {
+export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptions, EncryptionOptions {
   /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
   dataDir?: string;
   bindAddress?: string;
@@ -78,6 +81,8 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions {
   /** `--service-cluster-ip-range` (default 10.0.0.0/24) and `--service-node-port-range` (default 30000-32767). */
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
+  /** `--audit-webhook-*`: the audit webhook backend (buildWebhookAuditSink in audit/webhook-sink.ts). */
+  auditWebhook?: AuditWebhookOptions;
 }
 
 export interface RunningServer {
@@ -138,9 +143,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const authorizer = authz.authorizer;
   const features = resolveFeatureGates(opts.featureGates ?? {});
   planAdmission(opts); // unknown plugins or a bad --admission-control-config-file fail before anything is opened
+  const auditPlan = planAudit(opts, log); // likewise a bad --audit-policy-file or --audit-log-* value
+  const encryptionSetup = await loadEncryption(opts, log, { kmsV1: features.KMSv1 === true }); // a bad --encryption-provider-config, likewise
   const certs = await serving(opts, dataDir, bind);
-  const backend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const registry = new Registry(backend, builtinTypes(served, { serviceNetwork: network }), { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  const types = builtinTypes(served, { serviceNetwork: network });
+  // With encryption at rest, everything above storage (registry, watch caches) sees plain values.
+  const encryption = encryptionSetup && applyEncryption(await openBackend(opts.storage ?? { type: 'memory' }, opts.history), encryptionSetup, types, log);
+  const backend = encryption ? encryption.backend : await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
+  const registry = new Registry(backend, types, { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   let saDiscovery: ServiceAccountIssuerDiscovery | undefined;
   try {
@@ -163,6 +173,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   // livez leaves it out and an orchestrator does not restart servers during a store outage.
   health.add('etcd', async () => void (backend.healthCheck ? await backend.healthCheck() : await backend.currentRevision()), ['readyz', 'healthz']);
   let bootstrapped = false;
+  if (encryption && encryptionSetup) registerEncryptionHealth(health, encryptionSetup, encryption.backend);
   health.add('poststarthook/bootstrap-namespaces', () => {
     if (!bootstrapped) throw new Error('not finished');
   }, ['livez', 'readyz', 'healthz']);
@@ -182,6 +193,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     return { index: Buffer.from(JSON.stringify(v3.index)), documents };
   });
 
+  const audit = auditPlan ? openAudit(auditPlan) : undefined;
   const chain = buildChain({
     authenticator: auth.authenticator,
     authorizer,
@@ -211,6 +223,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       ...(saDiscovery ? { serviceAccountDiscovery: saDiscovery } : {}),
     }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
+    ...(audit ? { audit: audit.stage } : {}),
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
   const server: Http2SecureServer = createSecureServer({
@@ -274,6 +287,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     stops.forEach((x) => x());
     registry.stopCaches();
     await backend.close();
+    await audit?.shutdown();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     throw e;
   }
@@ -309,7 +323,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       // The caches serve the requests being drained, so they stop only now.
       registry.stopCaches();
       auth.close(); // likewise the webhook connections of the authenticators
+      await audit?.shutdown(); // the last requests' events are written
       stallGuard.close();
+      encryption?.stop();
       await backend.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     })());
@@ -366,9 +382,10 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
 
 
 /** Known feature gates and their defaults (spec 3.3); an unknown gate or locking a GA gate is an error. */
-export const FEATURE_GATES: Record<string, { default: boolean; stage: 'ALPHA' | 'BETA' | 'GA' }> = {
+export const FEATURE_GATES: Record<string, { default: boolean; stage: 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED' }> = {
   WatchList: { default: false, stage: 'ALPHA' },
   APIResponseCompression: { default: true, stage: 'BETA' },
+  KMSv1: { default: false, stage: 'DEPRECATED' },
 };
 
 export function resolveFeatureGates(given: Record<string, boolean>): Record<string, boolean> {

@@ -18,12 +18,24 @@
  * - Every failure is a StorageError; no driver error escapes.
  */
 
+import type { StorageError } from './errors.js';
+
 /** One key as stored. `value` is opaque bytes (the API layer stores encoded objects). */
 export interface KeyValue {
   readonly key: string;
   readonly value: Uint8Array;
   readonly createRevision: number;
   readonly modRevision: number;
+  /**
+   * Set by a wrapper that transforms values (encryption at rest): the value was read with a key other than
+   * the one writes use now, so an update that changes nothing is still worth writing (it re-encrypts).
+   */
+  readonly stale?: boolean;
+  /**
+   * Set by such a wrapper, only for a caller that asked with `markUnreadable`: the stored bytes could not be
+   * turned back into a value (no configured key reads them). `value` is then empty; reading it must fail.
+   */
+  readonly unreadable?: StorageError;
 }
 
 export interface ListOptions {
@@ -33,6 +45,11 @@ export interface ListOptions {
   readonly startKey?: string;
   /** At most this many keys (0 or undefined = all). */
   readonly limit?: number;
+  /**
+   * A value that cannot be read back comes as an item with `unreadable` set instead of failing the whole
+   * list (for the watch cache, which must hold every key). Plain backends never produce such items.
+   */
+  readonly markUnreadable?: boolean;
 }
 
 export interface ListResult {
@@ -81,7 +98,7 @@ export interface Backend {
    * The same, interleaved with progress notifications (in order: a notification follows the events it
    * covers). A backend may send them only when asked through `requestProgress`.
    */
-  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true }): AsyncIterable<WatchEvent | ProgressNotify>;
+  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true; markUnreadable?: boolean }): AsyncIterable<WatchEvent | ProgressNotify>;
   /**
    * Someone waits for the watches with progress to reach `revision`: send them progress notifications until
    * the feed has passed it. Optional: a backend that sends progress on its own, or never, leaves it out.

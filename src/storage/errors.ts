@@ -6,7 +6,9 @@ export type StorageErrorCode =
   | 'Compacted'
   | 'FutureRevision'
   | 'Unavailable'
-  | 'Timeout';
+  | 'Timeout'
+  /** The stored bytes of one key cannot be turned back into a value (e.g. encrypted with a removed key). */
+  | 'Unreadable';
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';

@@ -1,23 +1,28 @@
 /**
- * CEL for ValidatingAdmissionPolicy: the variables a policy expression sees, and the checks the reference
- * does when a policy is used that the type checker does not (declared `variables.<name>` only; no
- * `authorizer`). Compilation, metering and budgets are the shared ones in `cel/`.
+ * CEL for ValidatingAdmissionPolicy: the variables a policy expression sees (with the reference's
+ * `authorizer` library), and the checks the reference does when a policy is used that the type checker
+ * does not (declared `variables.<name>` only). Compilation, metering and budgets are the shared ones in
+ * `cel/`.
  */
+import { authorizerProblem, registerAuthorizerLibrary, usesAuthorizer } from '../../cel/index.js';
 import { celEnvironment, compileCel, isIdentifier, walkAst, type ResultType } from '../../cel/compile.js';
 import type { EvaluationBudget } from '../../cel/index.js';
 
 export { BUDGET_EXCEEDED, DEFAULT_ITERATION_BUDGET, DEFAULT_TIME_BUDGET_MS, EvaluationBudget, firstLine } from '../../cel/index.js';
 export type { ResultType };
 
-/** Every variable a policy expression may name; `authorizer` is refused (this server does not offer it). */
+/** The JSON-valued variables a policy expression may name; `authorizer` is declared with its own type. */
 export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables'] as const;
 
 const environment = celEnvironment(POLICY_VARIABLES);
+registerAuthorizerLibrary(environment.env);
 
 export interface CompiledExpression {
   readonly expression: string;
   /** Throws an Error whose message says why the expression could not be evaluated. */
   evaluate(activation: Record<string, unknown>, budget: EvaluationBudget): unknown;
+  /** Whether it names `authorizer` (its evaluation then needs the authorization answers). */
+  readonly usesAuthorizer: boolean;
 }
 
 /** Names the problems the reference's compiler reports that cel-js's checker does not. */
@@ -25,12 +30,11 @@ function referenceProblem(ast: unknown, variableNames: ReadonlySet<string>): str
   let problem: string | undefined;
   walkAst(ast, (n) => {
     if (problem) return;
-    if (isIdentifier(n, 'authorizer')) problem = 'undeclared reference to \'authorizer\' (the authorizer variable is not supported by this server)';
     if (n.op === '.' && Array.isArray(n.args) && isIdentifier(n.args[0], 'variables') && !variableNames.has(String(n.args[1]))) {
       problem = `undefined field '${String(n.args[1])}' (no such variable)`;
     }
   });
-  return problem;
+  return problem ?? authorizerProblem(ast);
 }
 
 /**
@@ -38,5 +42,10 @@ function referenceProblem(ast: unknown, variableNames: ReadonlySet<string>): str
  * error). `variableNames` are the `variables.<name>` it may use.
  */
 export function compileExpression(expression: string, result: ResultType, variableNames: ReadonlySet<string>): CompiledExpression {
-  return compileCel(environment, expression, result, (ast) => referenceProblem(ast, variableNames));
+  let uses = false;
+  const compiled = compileCel(environment, expression, result, (ast) => {
+    uses = usesAuthorizer(ast);
+    return referenceProblem(ast, variableNames);
+  });
+  return { ...compiled, usesAuthorizer: uses };
 }

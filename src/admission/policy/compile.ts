@@ -43,6 +43,8 @@ export interface CompiledPolicy {
   readonly variables: readonly { readonly name: string; readonly expr: CompiledExpression }[];
   readonly validations: readonly CompiledValidation[];
   readonly auditAnnotations: readonly { readonly key: string; readonly value: CompiledExpression }[];
+  /** Whether any expression names `authorizer`: its evaluation then waits for authorization answers. */
+  readonly usesAuthorizer: boolean;
   /** Set when the stored policy could not be compiled: applying it is an error. */
   readonly brokenReason?: string;
 }
@@ -107,6 +109,7 @@ export function compilePolicy(o: ApiObject): CompiledPolicy {
     variables: [],
     validations: [],
     auditAnnotations: [],
+    usesAuthorizer: false,
   };
   try {
     const declared = new Set<string>();
@@ -115,7 +118,7 @@ export function compilePolicy(o: ApiObject): CompiledPolicy {
       declared.add(compiled.name);
       return compiled;
     });
-    return {
+    const compiled = {
       ...base,
       match: compileMatch(spec.matchConstraints, 'spec.matchConstraints', true),
       variables,
@@ -129,6 +132,13 @@ export function compilePolicy(o: ApiObject): CompiledPolicy {
       })),
       auditAnnotations: items(spec.auditAnnotations).map((a, i) => ({ key: str(a.key), value: expr(a.valueExpression, `spec.auditAnnotations[${i}].valueExpression`, 'any', declared) })),
     };
+    const expressions = [
+      ...compiled.variables.map((v) => v.expr),
+      ...compiled.conditions.map((c) => c.expr),
+      ...compiled.validations.flatMap((v) => (v.messageExpression ? [v.check, v.messageExpression] : [v.check])),
+      ...compiled.auditAnnotations.map((a) => a.value),
+    ];
+    return { ...compiled, usesAuthorizer: expressions.some((e) => e.usesAuthorizer) };
   } catch (e) {
     return { ...base, match: compileMatch(undefined, '', true), brokenReason: (e as Error).message };
   }

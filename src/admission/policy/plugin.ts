@@ -8,6 +8,7 @@
 import { POLICY_VALIDATION_FAILURE_ANNOTATION } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { StatusError, type StatusReason } from '../../errors/index.js';
+import { answersFor, requestAuthorizer } from '../authorizer.js';
 import { noConfiguration } from '../plugins/common.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequest } from '../types.js';
 import { celValue } from '../webhook/conditions.js';
@@ -80,7 +81,8 @@ async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () =>
   const base = await inputs();
   const budget = new EvaluationBudget();
   for (const param of params.objects) {
-    const outcome = evaluatePolicy(policy, withValue(base, 'params', param === null ? null : celValue(param)), budget);
+    const withParams = withValue(base, 'params', param === null ? null : celValue(param));
+    const outcome = policy.usesAuthorizer ? await evaluateWithAuthorizer(policy, withParams, req, deps) : evaluatePolicy(policy, withParams, budget);
     for (const [key, value] of outcome.annotations) req.annotate(`${policy.name}/${key}`, value);
     for (const f of outcome.failures) {
       for (const action of binding.actions) {
@@ -90,6 +92,16 @@ async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () =>
       }
     }
   }
+}
+
+/**
+ * A policy that names `authorizer`: evaluated until its outcome rests on real authorization answers only
+ * (see cel/authorizer-answers.ts). Each run gets a fresh budget, as it is a whole evaluation of its own.
+ */
+function evaluateWithAuthorizer(policy: CompiledPolicy, inputs: Inputs, req: AdmissionRequest, deps: AdmissionDeps) {
+  const answers = answersFor(req, deps);
+  const withAuthorizer = withValue(inputs, 'authorizer', requestAuthorizer(req, answers, req.resource, req.subResource));
+  return answers.evaluate(() => evaluatePolicy(policy, withAuthorizer, new EvaluationBudget()));
 }
 
 /**

@@ -56,7 +56,8 @@ describe('ValidatingAdmissionPolicy CEL compilation (reference behaviour)', () =
     ['a syntax error', 'object.data.size( <', 'bool', /compilation failed: /],
     ['an undeclared variable', 'foo.bar == 1', 'bool', /compilation failed: .*Unknown variable: foo/],
     ['an undefined entry of variables', 'variables.missing == 1', 'bool', /no such variable/],
-    ['the authorizer variable (not offered)', "authorizer.group('').resource('pods').check('get').allowed()", 'bool', /authorizer/],
+    ['the authorizer library', "authorizer.group('').resource('pods').check('get').allowed()", 'bool', undefined],
+    ['an unknown authorizer method', "authorizer.requestResource.check('get').granted()", 'bool', /compilation failed: .*Decision\.granted/],
     ['a non-bool validation', '"x" + "y"', 'bool', /must evaluate to bool, not string/],
     ['a string message expression', '"bad: " + object.metadata.name', 'string', undefined],
   ];

@@ -5,6 +5,7 @@
  */
 import type { ApiObject } from '../../api/types.js';
 import { forbidden, internalError, notFound } from '../../errors/index.js';
+import { answersFor, requestAuthorizer } from '../authorizer.js';
 import type { AdmissionDeps, AdmissionRequest, GroupVersionResource } from '../types.js';
 import type { CompiledWebhook } from './compile.js';
 import { celValue, evaluateConditions } from './conditions.js';
@@ -93,11 +94,16 @@ export async function invocationFor(hook: CompiledWebhook, facts: RequestFacts):
   const request = reviewRequest(req, inv);
   delete request.object;
   delete request.oldObject;
-  const outcome = evaluateConditions(hook.conditions, {
-    object: celValue(req.object ?? null),
-    oldObject: celValue(req.oldObject ?? null),
-    request: celValue(request),
-  });
+  const vars = { object: celValue(req.object ?? null), oldObject: celValue(req.oldObject ?? null), request: celValue(request) };
+  let outcome;
+  if (hook.conditions.some((c) => c.usesAuthorizer)) {
+    // Evaluated again until the outcome rests on real authorization answers only (cel/authorizer-answers.ts).
+    const answers = answersFor(req, facts.deps);
+    const withAuthorizer = { ...vars, authorizer: requestAuthorizer(req, answers, inv.resource, inv.subResource) };
+    outcome = await answers.evaluate(() => evaluateConditions(hook.conditions, withAuthorizer));
+  } else {
+    outcome = evaluateConditions(hook.conditions, vars);
+  }
   if ('error' in outcome) {
     if (hook.failOpen) return undefined;
     const gr = req.resource.group ? `${req.resource.resource}.${req.resource.group}` : req.resource.resource;

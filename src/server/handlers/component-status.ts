@@ -11,6 +11,7 @@ import { methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.
 import type { Registry } from '../../registry/index.js';
 import { componentStatusObject, type ProbeResult } from '../../registry/resources/core-extra/index.js';
 import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
+import { auditDeprecation } from '../audit-stage.js';
 import { header, sendBytes } from '../http.js';
 import { warningHeaderValues } from '../warning-header.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
@@ -87,7 +88,9 @@ export async function serveComponentStatuses(ctx: ResourceContext, respond: (cod
   if (wanted.length === 0) throw notFound({ resource: 'componentstatus', name: info.name });
   const items: ApiObject[] = await Promise.all(wanted.map(async ([name, probe]) => componentStatusObject(name, await probe())));
   // Deprecated (spec 7): every answer carries the warning.
-  const warning = deprecationOf('', 'v1', 'componentstatuses')?.warning;
+  const deprecation = deprecationOf('', 'v1', 'componentstatuses');
+  const warning = deprecation?.warning;
+  if (deprecation) auditDeprecation(ctx.audit, deprecation.removedRelease);
   ctx.warnings = warning ? [warning] : [];
   const rep = negotiateWithTables(header(ctx.req, 'accept'), [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE]);
   if (rep.as) {

@@ -1,7 +1,7 @@
 import type { ApiObject } from '../../api/types.js';
 import { apiVersionOf, isObject } from '../../api/types.js';
 import { decodeBody, encode, JSON_MEDIA, negotiate, YAML_MEDIA, type Representation } from '../../encoding/index.js';
-import { badRequest, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
+import { badRequest, internalError, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
 import { APPLY_PATCH_YAML } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
 import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
@@ -23,6 +23,8 @@ import type { RbacIndex } from '../../authz/rbac/index.js';
 import type { AdmissionChain, WriteOptionFields } from '../../admission/index.js';
 import { admitSubresourceObject, writeAdmission } from '../admission-setup.js';
 import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
+import type { AuditRecord } from '../../audit/record.js';
+import { auditDeprecation } from '../audit-stage.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
 
@@ -44,6 +46,8 @@ export interface ResourceContext {
   response?: Representation;
   /** The admission chain every write passes (spec 1.6). */
   admission: AdmissionChain;
+  /** This request's audit event, when the policy records it: writes add their objects and annotations. */
+  audit?: AuditRecord | undefined;
 }
 
 /** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
@@ -87,7 +91,10 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   }
   // Deprecated APIs warn on every request (spec 7); set now, as get, list and watch write their own headers.
   const deprecation = deprecationOf(t.group, t.version, t.plural);
-  if (deprecation) ctx.res.setHeader('Warning', warningHeaderValues([deprecation.warning]));
+  if (deprecation) {
+    ctx.res.setHeader('Warning', warningHeaderValues([deprecation.warning]));
+    auditDeprecation(ctx.audit, deprecation.removedRelease);
+  }
   ctx.response = negotiateResponse(ctx.req, info.verb);
   const dryRun = parseDryRun(query);
   if (info.subresource === 'scale' && t.scale && info.name) {
@@ -112,16 +119,19 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   const validation = fieldValidationOf(query);
   const warnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
   // One admission per write: the store runs its stages once it knows the operation (spec 1.6).
-  const admit = (fields: Omit<WriteOptionFields, 'dryRun'>, patch = false) => ({
-    admission: writeAdmission(ctx.admission, t, {
+  const admit = (fields: Omit<WriteOptionFields, 'dryRun'>, patch = false) => {
+    const admission = writeAdmission(ctx.admission, t, {
       namespace,
       subresource: info.subresource,
       user: ctx.user,
       fields: { dryRun, ...fields, ...(query.get('fieldValidation') ? { fieldValidation: query.get('fieldValidation') as string } : {}) },
       patch,
       warnings,
-    }),
-  });
+    });
+    // Plugins and webhooks annotate as they run; the audit event reads the same map.
+    ctx.audit?.annotationsFrom(admission.annotations);
+    return { admission };
+  };
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, store, namespace);
@@ -145,6 +155,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      ctx.audit?.requestObject(body);
       const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'));
       const write = { dryRun, ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true, user: ctx.user };
       const created = await store.createStored(namespace, body, write);
@@ -154,6 +165,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     case 'update': {
       const raw = await readBody(ctx.req);
       const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      ctx.audit?.requestObject(body);
       const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'), 'UpdateOptions');
       const write = { dryRun, ...sub(info), ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
       const { object, created } = await store.update(namespace, info.name, body, write);
@@ -163,6 +175,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       const patchType = patchMediaType(header(ctx.req, 'content-type'));
       const raw = await readBody(ctx.req);
       const body = decodeBody(patchType, raw, [patchType]);
+      ctx.audit?.requestObject(body);
       const { fieldManager, force } = patchOptionsOf(query, patchType, header(ctx.req, 'user-agent'));
       const checkFields = fieldChecker(validation, t, raw, patchType, warnings, body);
       if (patchType === APPLY_PATCH_YAML) {
@@ -211,6 +224,7 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   } else {
     const item = reader.cacher.get(store.key(namespace, ctx.info.name));
     if (!item) throw notFound(store.target(ctx.info.name));
+    if (item.unreadable) throw internalError(item.unreadable.message);
     value = item.value;
     revision = item.modRevision;
   }
@@ -248,8 +262,9 @@ function warningHeader(ctx: { res: Res; warnings?: string[] }): void {
 }
 
 /** Writes an object in the negotiated media type (JSON or YAML, spec 4.4). */
-export function respond(ctx: { req: Req; res: Res; warnings?: string[]; response?: Representation }, code: number, obj: unknown): void {
+export function respond(ctx: { req: Req; res: Res; warnings?: string[]; response?: Representation; audit?: AuditRecord | undefined }, code: number, obj: unknown): void {
   const rep = ctx.response ?? negotiate(header(ctx.req, 'accept'), OFFERS);
+  if (ctx.audit && (obj as { kind?: unknown } | null)?.kind === 'Status') ctx.audit.status(obj as object);
   warningHeader(ctx);
   sendBytes(ctx.res, code, rep.mediaType, ctx.req.method === 'HEAD' ? Buffer.alloc(0) : encode(obj, rep.mediaType));
 }
@@ -304,6 +319,7 @@ async function deleteOptions(ctx: ResourceContext) {
       throw badRequest(`the body of a delete must be DeleteOptions, not ${String(parsed.kind)}`);
     }
     body = parsed;
+    ctx.audit?.requestObject(body);
   }
   const pre = isObject(body.preconditions) ? body.preconditions : undefined;
   const policy = (body.propagationPolicy as string | undefined) ?? ctx.query.get('propagationPolicy') ?? undefined;

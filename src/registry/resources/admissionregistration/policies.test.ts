@@ -94,14 +94,16 @@ test('reference behaviour: a policy has a status subresource; create starts with
   assert.equal(o.status, undefined);
 });
 
-test('reference behaviour: policy expressions that do not compile, name unknown variables or have the wrong type are 422 field errors', () => {
+test('reference behaviour: policy expressions that do not compile, name unknown variables, misuse the authorizer library or have the wrong type are 422 field errors', () => {
   const bad = policySpec({
     variables: [{ name: 'a', expression: 'variables.b + 1' }, { name: 'b', expression: 'object.spec.replicas' }],
     matchConditions: [{ name: 'm', expression: 'object.spec.(' }],
     validations: [
       { expression: 'nosuch.x == 1' },
       { expression: 'variables.b < 3', messageExpression: '1 + 2' },
-      { expression: "authorizer.group('').resource('pods').check('get').allowed()" },
+      { expression: "authorizer.group('').resource('pods').check('get').denied()" },
+      { expression: "authorizer.group('').resource('pods').namespace(object.metadata.namespace).check('delete').allowed()" },
+      { expression: "authorizer.serviceAccount('ns', 'sa').path('/healthz').check('get').reason() == ''" },
     ],
     auditAnnotations: [{ key: 'k', valueExpression: 'variables.a' }],
   });
@@ -115,5 +117,5 @@ test('reference behaviour: policy expressions that do not compile, name unknown 
   ]);
   assert.match(errs[0]!.message, /no such variable/);
   assert.match(errs[3]!.message, /must evaluate to string, not int/);
-  assert.match(errs[4]!.message, /authorizer/);
+  assert.match(errs[4]!.message, /compilation failed: .*Decision\.denied/);
 });

@@ -1,16 +1,18 @@
 /**
  * The CEL check of a ValidatingAdmissionPolicy when it is stored: every expression must compile against
  * the variables a policy sees (`object`, `oldObject`, `request`, `params`, `namespaceObject`,
- * `variables`), name only variables declared before it, and have the type its field needs. The
- * reference's `authorizer` variable is not offered by this server, so a policy using it is refused here.
- * The admission side (admission/policy/cel.ts) declares the same variables; the registry may not import it.
+ * `variables`, and the `authorizer` library), name only variables declared before it, and have the type
+ * its field needs. The admission side (admission/policy/cel.ts) declares the same variables; the
+ * registry may not import it.
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { authorizerProblem, registerAuthorizerLibrary } from '../../../cel/index.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { isRec, type Rec } from '../events/fields.js';
 
 const environment = new Environment({ homogeneousAggregateLiterals: false });
 for (const v of ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables']) environment.registerVariable(v, 'dyn');
+registerAuthorizerLibrary(environment);
 
 const firstLine = (m: string) => m.split('\n', 1)[0] ?? m;
 
@@ -19,11 +21,10 @@ interface Node {
   args?: unknown;
 }
 
-/** The first reference in the AST to `authorizer` or to an undeclared `variables.<name>`. */
+/** The first reference in the AST to an undeclared `variables.<name>`. */
 function badReference(node: unknown, declared: ReadonlySet<string>, depth = 0): string | undefined {
   if (depth > 500 || node === null || typeof node !== 'object') return undefined;
   const n = node as Node;
-  if (n.op === 'id' && n.args === 'authorizer') return "undeclared reference to 'authorizer' (the authorizer variable is not supported by this server)";
   if (n.op === '.' && Array.isArray(n.args)) {
     const [target, field] = n.args as [Node, unknown];
     if (target?.op === 'id' && target.args === 'variables' && !declared.has(String(field))) return `undefined field '${String(field)}' (no such variable)`;
@@ -44,7 +45,7 @@ function check(expression: unknown, at: string, want: 'bool' | 'string' | 'any',
   } catch (e) {
     return [fieldError.invalid(at, expression, `compilation failed: ${firstLine((e as Error).message)}`)];
   }
-  const bad = badReference(parsed.ast, declared);
+  const bad = badReference(parsed.ast, declared) ?? authorizerProblem(parsed.ast);
   if (bad) return [fieldError.invalid(at, expression, `compilation failed: ${bad}`)];
   const checked = parsed.check();
   if (!checked.valid) return [fieldError.invalid(at, expression, `compilation failed: ${firstLine(checked.error?.message ?? 'type check failed')}`)];

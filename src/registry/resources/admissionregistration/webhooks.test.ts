@@ -76,7 +76,8 @@ test('spec 9 (1.22 row), reference behaviour: each broken webhook rule is report
     ['65 conditions', [hook({ matchConditions: Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' })) })], ['FieldValueTooMany webhooks[0].matchConditions']],
     ['condition that does not compile', [hook({ matchConditions: [{ name: 'a', expression: 'object.x +' }] })], ['FieldValueInvalid webhooks[0].matchConditions[0].expression']],
     ['condition that is not bool', [hook({ matchConditions: [{ name: 'a', expression: '"x"' }] })], ['FieldValueInvalid webhooks[0].matchConditions[0].expression']],
-    ['condition using authorizer', [hook({ matchConditions: [{ name: 'a', expression: 'authorizer.group("").resource("pods").check("get").allowed()' }] })], ['FieldValueInvalid webhooks[0].matchConditions[0].expression']],
+    ['condition using authorizer', [hook({ matchConditions: [{ name: 'a', expression: 'authorizer.group("").resource("pods").check("get").allowed()' }] })], []],
+    ['condition calling an unknown authorizer method', [hook({ matchConditions: [{ name: 'a', expression: 'authorizer.group("").check("get").allowed()' }] })], ['FieldValueInvalid webhooks[0].matchConditions[0].expression']],
     ['wrong JSON types', [hook({ timeoutSeconds: '10', rules: 'all' })], ['FieldValueTypeInvalid webhooks[0].rules', 'FieldValueTypeInvalid webhooks[0].timeoutSeconds']],
   ];
   for (const [what, hooks, want] of cases) assert.deepEqual(summary(validate(...hooks)), want, what);
@@ -135,10 +136,11 @@ test('reference behaviour: a webhook configuration generation starts at 1 and gr
   }
 });
 
-test('reference behaviour: match condition CEL is compiled when stored; authorizer is refused with a clear message', () => {
+test('reference behaviour: match condition CEL is compiled when stored, the authorizer library included', () => {
   assert.deepEqual(validate(hook({ matchConditions: [{ name: 'a', expression: 'object.metadata.name.startsWith("x") && request.operation == "CREATE"' }] })), []);
-  const [err] = validate(hook({ matchConditions: [{ name: 'a', expression: 'authorizer.requestResource.check("get").allowed()' }] }));
-  assert.match(err?.message ?? '', /authorizer variable is not supported/);
+  assert.deepEqual(validate(hook({ matchConditions: [{ name: 'a', expression: 'authorizer.requestResource.check("get").allowed()' }] })), []);
+  const [err] = validate(hook({ matchConditions: [{ name: 'a', expression: 'authorizer.requestResource.fieldSelector("a=b").check("list").allowed()' }] }));
+  assert.match(err?.message ?? '', /compilation failed: fieldSelector\(\) needs the AuthorizeWithSelectors feature gate/);
   const [bad] = validate(hook({ matchConditions: [{ name: 'a', expression: '1 +' }] }));
   assert.match(bad?.message ?? '', /compilation failed/);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CERTIFICATES_GROUP } from '../../../api/naming.js';
+import { CERTIFICATES_GROUP, LEGACY_UNKNOWN_SIGNER } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import type { FieldError } from '../../../errors/index.js';
 import { certificateSigningRequests as csrType, csrCondition } from './csr.js';
@@ -53,7 +53,12 @@ const cases: { name: string; o: ApiObject; want: string[] }[] = [
     o: csr(spec(), { conditions: [{ status: 'True' }, { type: 'Failed', status: 'Maybe' }, approved({ status: 'False' }), { type: 'Failed', status: 'True' }] }),
     want: ['FieldValueRequired status.conditions[0].type', 'FieldValueNotSupported status.conditions[1].status', 'FieldValueNotSupported status.conditions[2].status', 'FieldValueDuplicate status.conditions[3].type'],
   },
-  { name: 'both Approved and Denied', o: csr(spec(), { conditions: [approved(), { type: 'Denied', status: 'True' }] }), want: ['FieldValueInvalid status.conditions'] },
+  { name: 'both Approved and Denied (the later one is reported)', o: csr(spec(), { conditions: [approved(), { type: 'Denied', status: 'True' }] }), want: ['FieldValueInvalid status.conditions[1].type'] },
+  { name: 'a Failed condition that is not True', o: csr(spec(), { conditions: [{ type: 'Failed', status: 'False' }] }), want: ['FieldValueNotSupported status.conditions[0].status'] },
+  { name: 'a condition of another type may be False or Unknown', o: csr(spec(), { conditions: [{ type: 'Custom', status: 'Unknown' }, { type: 'Other', status: 'False' }] }), want: [] },
+  { name: 'a condition without status', o: csr(spec(), { conditions: [{ type: 'Custom', status: '' }] }), want: ['FieldValueRequired status.conditions[0].status'] },
+  { name: 'the legacy signer', o: csr(spec({ signerName: LEGACY_UNKNOWN_SIGNER })), want: ['FieldValueInvalid spec.signerName'] },
+  { name: 'an empty CERTIFICATE block as the issued certificate', o: csr(spec(), { conditions: [approved()], certificate: b64('-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n') }), want: ['FieldValueInvalid status.certificate'] },
   { name: 'a certificate that is not PEM', o: csr(spec(), { certificate: b64('junk') }), want: ['FieldValueInvalid status.certificate'] },
   { name: 'a certificate that is a request', o: csr(spec(), { certificate: REQUEST }), want: ['FieldValueInvalid status.certificate'] },
 ];
@@ -69,6 +74,12 @@ test('reference behaviour, CSR validation: messages of the request and expiratio
   assert.match(msg(csr(spec({ request: CERT }))), /PEM block type must be CERTIFICATE REQUEST$/);
   assert.match(msg(csr(spec({ request: tampered(REQUEST) }))), /ECDSA verification failure$/);
   assert.equal(msg(csr(spec({ expirationSeconds: 1 }))), 'Invalid value: 1: may not specify a duration less than 600 seconds (10 minutes)');
+  assert.equal(msg(csr(spec({ signerName: LEGACY_UNKNOWN_SIGNER }))), `Invalid value: "${LEGACY_UNKNOWN_SIGNER}": the legacy signerName is not allowed via this API version`);
+  assert.equal(msg(csr(spec(), { conditions: [{ type: 'Denied', status: 'True' }, approved()] })), 'Invalid value: "Approved": Approved and Denied conditions are mutually exclusive');
+  assert.equal(
+    msg(csr(spec(), { conditions: [approved(), { type: 'Denied', status: 'True' }], certificate: b64('-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n') })),
+    'Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
+  );
 });
 
 test('reference behaviour, CSR signerName: a domain of two or more labels, then a path of subdomain components', () => {
@@ -81,9 +92,14 @@ test('reference behaviour, CSR signerName: a domain of two or more labels, then 
     ['Example.com/signer', ['FieldValueInvalid']],
     ['example.com/Signer', ['FieldValueInvalid']],
     [`${`${'a'.repeat(63)}.`.repeat(4)}com/x`, ['FieldValueTooLong']],
+    // A full-length domain and a `<namespace>.<name>` path: 253 + 1 + 63 + 1 + 253 = 571 characters.
+    [`${'d'.repeat(63)}.${'d'.repeat(63)}.${'d'.repeat(63)}.${'d'.repeat(61)}/${'n'.repeat(63)}.${'r'.repeat(63)}.${'r'.repeat(63)}.${'r'.repeat(63)}.${'r'.repeat(61)}`, []],
+    [`example.com/${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}.${'p'.repeat(63)}`, ['FieldValueTooLong']],
   ];
   for (const [name, want] of table) assert.deepEqual(validateSignerName('f', name).map((e) => e.type), want, name);
   assert.equal(validateSignerName('f', 'example/x')[0]?.message, 'Invalid value: "example": should be a domain with at least two segments separated by dots');
+  assert.match(validateSignerName('f', 'example.com/a_b')[0]?.message ?? '', /^Invalid value: "a_b": validating label "a_b": a lowercase RFC 1123 subdomain/);
+  assert.equal(validateSignerName('f', 'example.com/a/b')[0]?.message, "Invalid value: \"example.com/a/b\": must be a fully qualified domain and path of the form 'example.com/signer-name'");
 });
 
 test('reference behaviour, CSR create: the requester comes from the request user, status starts empty', () => {

@@ -120,6 +120,9 @@ export const certificateSigningRequests: ResourceType = referenceType(CERTIFICAT
   ],
   selectableFields: (o) => ({ 'spec.signerName': typeof specOf(o).signerName === 'string' ? (specOf(o).signerName as string) : '' }),
   strategy: {
+    // The reference puts no rule on request names beyond being addressable: the kubelet's
+    // `node-csr-<base64url>` names have capitals and '_'.
+    nameRule: 'path-segment',
     prepareForCreate: prepareCSRCreate,
     // The main resource changes metadata only: spec and status stay as stored.
     prepareForUpdate: (o, old) => {

@@ -15,6 +15,9 @@ test('reference behaviour, CSR status.certificate: CERTIFICATE blocks without he
     [REQUEST, 'only CERTIFICATE PEM blocks are allowed, found "CERTIFICATE REQUEST"'],
     [withHeaders, 'no PEM block headers are permitted'],
     ['-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', 'x509: malformed certificate'],
+    ['-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n', 'found CERTIFICATE PEM block containing 0 certificates'],
+    // Go's decoder passes over a block whose body is not base64, so only the valid block is seen.
+    [`-----BEGIN CERTIFICATE-----\n%%%\n-----END CERTIFICATE-----\n${CERT}`, undefined],
   ];
   for (const [pem, want] of table) assert.equal(certificateChainProblem(pem), want, pem.slice(0, 40));
 });
@@ -30,4 +33,5 @@ test('reference behaviour, CSR byte fields: base64 decoding and PEM block splitt
   assert.equal(decodeBytes('%%%'), undefined);
   assert.equal(decodeBytes('abc'), undefined, 'a length that is not a multiple of 4');
   assert.deepEqual(pemBlocks(`junk\n${CERT}between\n${REQUEST}`).map((b) => [b.type, b.headers]), [['CERTIFICATE', false], ['CERTIFICATE REQUEST', false]]);
+  assert.deepEqual(pemBlocks('-----BEGIN weird type-----\nAAAA\n-----END weird type-----\n').map((b) => b.type), ['weird type'], 'any type text, as Go reads it');
 });

@@ -12,9 +12,13 @@ export interface PemBlock {
   der: Buffer;
 }
 
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
+const BLOCK = /-----BEGIN ([^\r\n]*?)-----\r?\n([\s\S]*?)-----END \1-----/g;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Every PEM block in `text`, in order (text around the blocks is ignored, as Go's pem.Decode skips it). */
+/**
+ * Every PEM block in `text`, in order. Text around the blocks is ignored, and so is a block whose body is
+ * not padded base64, as Go's pem.Decode skips both (the reference's validators see only the blocks left).
+ */
 export function pemBlocks(text: string): PemBlock[] {
   const out: PemBlock[] = [];
   for (const m of text.matchAll(BLOCK)) {
@@ -23,6 +27,7 @@ export function pemBlocks(text: string): PemBlock[] {
     const headers = (body.split(/\r?\n/)[0] ?? '').includes(':');
     const blank = body.search(/\r?\n\r?\n/);
     const b64 = (headers && blank >= 0 ? body.slice(blank) : body).replace(/\s+/g, '');
+    if (!BASE64.test(b64) || b64.length % 4 !== 0) continue;
     out.push({ type: m[1] ?? '', headers, der: Buffer.from(b64, 'base64') });
   }
   return out;
@@ -31,21 +36,22 @@ export function pemBlocks(text: string): PemBlock[] {
 /** Decodes a JSON `[]byte` field; undefined when it is not base64. */
 export function decodeBytes(v: string): Buffer | undefined {
   const compact = v.replace(/\s+/g, '');
-  return /^[A-Za-z0-9+/]*={0,2}$/.test(compact) && compact.length % 4 === 0 ? Buffer.from(compact, 'base64') : undefined;
+  return BASE64.test(compact) && compact.length % 4 === 0 ? Buffer.from(compact, 'base64') : undefined;
 }
 
-
-function children(buf: Buffer, parent: DerElement): DerElement[] {
+/** The elements inside a constructed DER element. */
+export function children(buf: Buffer, parent: DerElement): DerElement[] {
   const out: DerElement[] = [];
   for (let at = parent.content; at < parent.end; ) {
-    const d = readDerElement(buf, at);
+    const d = readDerElement(buf, at, parent.end);
     out.push(d);
     at = d.end;
   }
   return out;
 }
 
-function oid(buf: Buffer, d: DerElement): string {
+/** An OBJECT IDENTIFIER element in dotted form. */
+export function oid(buf: Buffer, d: DerElement): string {
   const bytes = buf.subarray(d.content, d.end);
   const first = bytes[0] ?? 0;
   const parts = [Math.floor(first / 40), first % 40];
@@ -117,6 +123,7 @@ export function certificateChainProblem(pem: string): string | undefined {
   for (const b of blocks) {
     if (b.type !== 'CERTIFICATE') return `only CERTIFICATE PEM blocks are allowed, found "${b.type}"`;
     if (b.headers) return 'no PEM block headers are permitted';
+    if (b.der.length === 0) return 'found CERTIFICATE PEM block containing 0 certificates';
     try {
       new X509Certificate(b.der);
     } catch {

@@ -44,5 +44,26 @@ export async function certificatePem(commonName: string): Promise<string> {
   return cert.toString('pem');
 }
 
+/**
+ * A self-signed PEM certificate with a basicConstraints extension saying whether it is a CA (trust bundle
+ * anchors must be), and keyCertSign in its key usage when it is.
+ */
+export async function caCertificatePem(commonName: string, isCA = true): Promise<string> {
+  const pair = await keys('ecdsa');
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '02',
+    name: `CN=${commonName}`,
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 3_600_000),
+    keys: pair,
+    signingAlgorithm: ALGORITHMS.ecdsa.sign,
+    extensions: [
+      new x509.BasicConstraintsExtension(isCA, undefined, true),
+      new x509.KeyUsagesExtension(isCA ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature, true),
+    ],
+  });
+  return cert.toString('pem');
+}
+
 /** JSON `[]byte` form of a PEM text. */
 export const b64 = (pem: string): string => Buffer.from(pem).toString('base64');

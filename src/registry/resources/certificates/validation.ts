@@ -3,10 +3,11 @@
  * expirationSeconds, conditions, the issued certificate, and what each of the three writers (main
  * resource, `status`, `approval`) may change.
  */
+import { LEGACY_UNKNOWN_SIGNER } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { jsonEqual } from '../../../patch/index.js';
-import { isDNS1123Label, isDNS1123Subdomain, DNS1123_SUBDOMAIN_MAX_LENGTH, LABEL_VALUE_MAX_LENGTH } from '../../validation/index.js';
+import { isDNS1123Label, isDNS1123Subdomain, DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH } from '../../validation/index.js';
 import { FieldReader, isRec, type Rec } from '../events/fields.js';
 import { certificateChainProblem, certificateRequestProblem, decodeBytes } from './pem.js';
 
@@ -21,7 +22,13 @@ export const MIN_EXPIRATION_SECONDS = 600;
 const CONDITION_STATUSES = ['False', 'True', 'Unknown'];
 /** Condition types the approval subresource owns. */
 export const APPROVAL_TYPES = ['Approved', 'Denied'];
-const MAX_SIGNER_NAME = DNS1123_SUBDOMAIN_MAX_LENGTH + LABEL_VALUE_MAX_LENGTH + 1;
+/** Condition types whose status, when present, can only be True. */
+const TRUE_ONLY_TYPES = [...APPROVAL_TYPES, 'Failed'];
+/**
+ * A domain (a subdomain), '/', and a path long enough for `<namespace>.<resource name>` (a label, '.', a
+ * subdomain): 253 + 1 + (63 + 1 + 253) = 571.
+ */
+const MAX_SIGNER_NAME = DNS1123_SUBDOMAIN_MAX_LENGTH + 1 + (DNS1123_LABEL_MAX_LENGTH + 1 + DNS1123_SUBDOMAIN_MAX_LENGTH);
 
 /** The reference's ValidateSignerName: `<domain with two or more labels>/<path of subdomain components>`. */
 export function validateSignerName(path: string, name: string): FieldError[] {
@@ -42,7 +49,7 @@ export function validateSignerName(path: string, name: string): FieldError[] {
   for (const part of rest.split('.')) {
     const problems = isDNS1123Subdomain(part);
     if (problems.length === 0) continue;
-    for (const msg of problems) errs.push(fieldError.invalid(path, rest, `validating component "${part}": ${msg}`));
+    for (const msg of problems) errs.push(fieldError.invalid(path, rest, `validating label "${part}": ${msg}`));
     break;
   }
   if (name.length > MAX_SIGNER_NAME) errs.push(fieldError.tooLong(path, MAX_SIGNER_NAME));
@@ -62,14 +69,15 @@ function validateConditions(r: FieldReader, o: ApiObject): FieldError[] {
     const type = r.str(cond, 'type', `${at}.type`);
     const status = r.str(cond, 'status', `${at}.status`);
     if (type === '') errs.push(fieldError.required(`${at}.type`));
-    if (!CONDITION_STATUSES.includes(status)) errs.push(fieldError.notSupported(`${at}.status`, status, CONDITION_STATUSES));
-    if (APPROVAL_TYPES.includes(type) && status !== 'True') errs.push(fieldError.notSupported(`${at}.status`, status, ['True']));
+    const allowed = TRUE_ONLY_TYPES.includes(type) ? ['True'] : CONDITION_STATUSES;
+    if (status === '') errs.push(fieldError.required(`${at}.status`));
+    else if (!allowed.includes(status)) errs.push(fieldError.notSupported(`${at}.status`, status, allowed));
+    // The second of the pair is the one reported, at its own index.
+    const other = type === 'Approved' ? 'Denied' : type === 'Denied' ? 'Approved' : undefined;
+    if (other && seen.has(other)) errs.push(fieldError.invalid(`${at}.type`, type, 'Approved and Denied conditions are mutually exclusive'));
     if (seen.has(type)) errs.push(fieldError.duplicate(`${at}.type`, type));
     seen.add(type);
   });
-  if (ofType(o, 'Approved').length > 0 && ofType(o, 'Denied').length > 0) {
-    errs.push(fieldError.invalid(path, conditionsOf(o).map((c) => c.type), 'Approved and Denied conditions are mutually exclusive'));
-  }
   return errs;
 }
 
@@ -100,7 +108,9 @@ export function validateCSR(o: ApiObject): FieldError[] {
     if (!KEY_USAGES.includes(u)) errs.push(fieldError.notSupported(`spec.usages[${i}]`, u, KEY_USAGES));
     if (usages.indexOf(u) !== i) errs.push(fieldError.duplicate(`spec.usages[${i}]`, u));
   });
-  errs.push(...validateSignerName('spec.signerName', r.str(spec, 'signerName', 'spec.signerName')));
+  const signerName = r.str(spec, 'signerName', 'spec.signerName');
+  if (signerName === LEGACY_UNKNOWN_SIGNER) errs.push(fieldError.invalid('spec.signerName', signerName, 'the legacy signerName is not allowed via this API version'));
+  else errs.push(...validateSignerName('spec.signerName', signerName));
   const seconds = r.int(spec, 'expirationSeconds', 'spec.expirationSeconds');
   if (seconds !== undefined && seconds < MIN_EXPIRATION_SECONDS) {
     errs.push(fieldError.invalid('spec.expirationSeconds', seconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
