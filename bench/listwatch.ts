@@ -24,7 +24,7 @@ interface Srv {
 async function startChild(existingDir?: string): Promise<Srv> {
   const dir = existingDir ?? mkdtempSync(join(tmpdir(), 'orch-bench-lw-'));
   const bin = new URL('../bin/orch-apiserver.js', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--max-old-space-size=4096', bin, `--data-dir=${dir}`, '--secure-port=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', bin, `--data-dir=${dir}`, '--secure-port=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c) => {

@@ -11,6 +11,8 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   admission: () => import('./admission.js'),
   audit: () => import('./audit.js'),
   encryption: () => import('./encryption.js'),
+  apf: () => import('./apf.js'),
+  metrics: () => import('./metrics.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { startServer, type RunningServer } from '../src/index.js';
-import { client, watchEvents } from './helpers/client.js';
+import { client, watchEvents, type RequestOptions } from './helpers/client.js';
 
 let server: RunningServer;
 let call: ReturnType<typeof client>;
@@ -344,14 +347,18 @@ describe('what clients need (spec 4.9, discovery)', () => {
 
 describe('max in flight (spec 7: 429)', () => {
   it('past the concurrency limit a request gets 429 with Retry-After, and the server recovers', async () => {
-    const s = await startServer({ port: 0, storage: { type: 'memory' }, maxMutatingRequestsInflight: 1 });
-    const c = client(s);
+    // The limits apply with priority and fairness off, to users outside system:masters.
+    const tokens = join(mkdtempSync(join(tmpdir(), 'orch-inflight-')), 'tokens.csv');
+    writeFileSync(tokens, 'tok-writer,writer,uid-writer\n');
+    const s = await startServer({ port: 0, storage: { type: 'memory' }, maxMutatingRequestsInflight: 1, enablePriorityAndFairness: false, tokenAuthFile: tokens, authorizationModes: ['AlwaysAllow'] });
+    const call = client(s);
+    const c = (method: string, path: string, opts: RequestOptions = {}) => call(method, path, { token: 'tok-writer', ...opts });
     try {
       // Hold the only mutating slot: a POST whose body has not finished arriving.
       const held = httpsRequest(new URL('/api/v1/namespaces/default/configmaps', s.url), {
         method: 'POST',
         ca: s.caCertPem,
-        headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json', 'content-length': '1000' },
+        headers: { authorization: 'Bearer tok-writer', 'content-type': 'application/json', 'content-length': '1000' },
       });
       held.on('error', () => undefined);
       held.write('{');

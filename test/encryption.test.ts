@@ -92,11 +92,10 @@ describe('encryption at rest over SQLite (spec 2.12): prefixes, rotation, a remo
     assert.notEqual(put.json.metadata.resourceVersion, before.json.metadata.resourceVersion);
     assert.ok(rawSqlite(dbFile, SECRET_KEY('default', 's2')).toString('latin1').startsWith(`${ENCRYPTED_VALUE_PREFIX}aesgcm:v1:key2:`));
     assert.ok(rawSqlite(dbFile, SECRET_KEY('default', 's1')).toString('latin1').startsWith(`${ENCRYPTED_VALUE_PREFIX}aesgcm:v1:key1:`));
-    // The way users rewrite everything. (kubectl's client-side validation of a List reads /openapi/v2 as
-    // protobuf, which the server does not serve yet; that is independent of encryption, hence the flag.)
+    // The way users rewrite everything (kubectl validates the List against /openapi/v2 in protobuf first).
     const k = kubectl(server!.kubeconfigPath!);
     const all = await k(['get', 'secrets', '-A', '-o', 'json']);
-    await k(['replace', '--validate=false', '-f', '-'], all);
+    await k(['replace', '-f', '-'], all);
     for (const [ns, name] of [['default', 's1'], ['default', 's2'], ['orch-system', 's3']]) {
       const raw = rawSqlite(dbFile, SECRET_KEY(ns!, name!));
       assert.ok(raw.toString('latin1').startsWith(`${ENCRYPTED_VALUE_PREFIX}aesgcm:v1:key2:`), `${ns}/${name}`);

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../src/index.js';
@@ -154,8 +157,20 @@ describe('clients that stop reading are cut off (issue 23: slow or stuck clients
   let server: RunningServer;
   let call: ReturnType<typeof client>;
   before(async () => {
-    // One read slot: a reader stuck in it would lock every other reader out.
-    server = await startServer({ port: 0, storage: { type: 'memory' }, writeStallTimeoutMs: 500, maxRequestsInflight: 1, watchMaxQueue: 20 });
+    // One read slot: a reader stuck in it would lock every other reader out. The limit applies to users
+    // outside system:masters, with priority and fairness off.
+    const tokens = join(mkdtempSync(join(tmpdir(), 'orch-hostile-')), 'tokens.csv');
+    writeFileSync(tokens, 'tok-reader,reader,uid-reader\n');
+    server = await startServer({
+      port: 0,
+      storage: { type: 'memory' },
+      writeStallTimeoutMs: 500,
+      maxRequestsInflight: 1,
+      watchMaxQueue: 20,
+      enablePriorityAndFairness: false,
+      tokenAuthFile: tokens,
+      authorizationModes: ['AlwaysAllow'],
+    });
     call = client(server);
     // A 24 MiB list: more than the loopback socket buffers hold, so a reader that stops reading stalls it.
     const big = 'x'.repeat(1024 * 1024 - 200);
@@ -164,11 +179,11 @@ describe('clients that stop reading are cut off (issue 23: slow or stuck clients
   after(() => server.close());
 
   it('HTTP/1.1: a list whose reader stops reading is cut off, and its in-flight slot is freed', async () => {
-    const stuck = await stuckReader(server, `GET ${CM} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.adminToken}\r\n\r\n`);
+    const stuck = await stuckReader(server, `GET ${CM} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok-reader\r\n\r\n`);
     const statuses: number[] = [];
     // While the stuck list holds the one read slot others get 429; once it is cut they are served.
     await until('the read slot to be free again', async () => {
-      statuses.push((await call('GET', `${CM}/big-0`)).status);
+      statuses.push((await call('GET', `${CM}/big-0`, { token: 'tok-reader' })).status);
       return statuses.at(-1) === 200;
     });
     assert.ok(statuses.includes(429), `the stuck reader held the slot first: ${statuses.join(',')}`);

@@ -4,6 +4,7 @@
  * may only accept or reject. The first rejection (a thrown StatusError) ends the request and stores nothing.
  */
 import type { ApiObject } from '../api/types.js';
+import type { Dialer } from '../util/dialer.js';
 
 /** A patch is an UPDATE; an apply that creates is a CREATE; pod exec/attach/portforward are CONNECT. */
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -127,6 +128,8 @@ export interface KindMapping {
 /** What plugin factories get from the server. */
 export interface AdmissionDeps {
   objects: ObjectReader;
+  /** Egress selections for webhook calls (`--egress-selector-config-file`); absent or unset: direct. */
+  egress?: { readonly controlplane?: Dialer; readonly cluster?: Dialer };
   /**
    * The group/versions serving the same stored resource as `r` (matchPolicy Equivalent), `r` included;
    * e.g. a resource served in v1 and v1beta1 of one group.
@@ -134,6 +137,11 @@ export interface AdmissionDeps {
   equivalentResources(r: GroupVersionResource): GroupVersionResource[];
   /** The kind served at `r`, or undefined when nothing is served there. */
   kindOf(r: GroupVersionResource): GroupVersionKind | undefined;
+  /**
+   * `obj`, served at `from`, in the version served at `to` (two versions of one stored resource, for
+   * matchPolicy Equivalent); a new object. Undefined when the server has no conversion between them.
+   */
+  convertObject?(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject | undefined;
   log(message: string): void;
   /**
    * Whether the server's authorizer allows `user` the check (true only on an explicit allow). Absent where
@@ -167,6 +175,8 @@ export interface AdmissionDeps {
     name: string,
     mutate: (current: ApiObject, attempt: number) => ApiObject | undefined | Promise<ApiObject | undefined>,
   ): Promise<ApiObject | undefined>;
+  /** Told each webhook call's latency and whether it rejected the request (the webhook latency metric). */
+  observeWebhook?(name: string, mutating: boolean, operation: string, rejected: boolean, seconds: number): void;
 }
 
 /** Builds a plugin from the server's dependencies and its AdmissionConfiguration entry (undefined when none). */

@@ -51,6 +51,8 @@ export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`;
 
 /** The maker's short name (`orch`), for identifiers the reference spells with `kube-`. */
 const MAKER = GROUP_SUFFIX.split('.')[0] as string;
+/** This package's npm name (its package.json `name`), which /version reads its build facts from. */
+export const PACKAGE_NAME = MAKER;
 /** Where the ServiceAccount admission plugin mounts a pod's API credentials in every container. */
 export const SA_TOKEN_MOUNT_PATH = `/var/run/secrets/${GROUP_SUFFIX}/serviceaccount`;
 /** Name prefix of the projected volume carrying those credentials (a random 5-character suffix follows). */
@@ -133,6 +135,8 @@ export const AUTHORIZATION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 export const AUTHENTICATION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 /** The older group the reference also reads that document in (v1alpha1 only). */
 export const ADMISSION_CONFIG_LEGACY_GROUP = `apiserver.${GROUP_SUFFIX}`;
+/** Group of the `EgressSelectorConfiguration` document (spec 2.12); TracingConfiguration is in TRACING_CONFIG_GROUP. */
+export const APISERVER_GROUP = `apiserver.${GROUP_SUFFIX}`;
 
 /** The built-in signer of client certificates the API server trusts (CertificateSubjectRestriction guards it). */
 export const KUBE_APISERVER_CLIENT_SIGNER = `${GROUP_SUFFIX}/kube-apiserver-client`;
@@ -199,7 +203,13 @@ export const KUBELET_LABELS: readonly string[] = [
 /** Label domains (and their subdomains) a node may set labels in on its own Node object. */
 export const KUBELET_LABEL_DOMAINS: readonly string[] = [`kubelet.${GROUP_SUFFIX}`, `node.${GROUP_SUFFIX}`];
 
+/** Group of the `TracingConfiguration` document (`--tracing-config-file`, spec 2.12). */
+export const TRACING_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 /** Group of the `EncryptionConfiguration` document (`--encryption-provider-config`, spec 2.12). */
 export const ENCRYPTION_CONFIG_GROUP = `apiserver.config.${GROUP_SUFFIX}`;
 /** Every value encrypted at rest starts with this (`<prefix><provider>:v1:<key name>:`). */
 export const ENCRYPTED_VALUE_PREFIX = `${MAKER}:enc:`;
+/** Response headers of priority and fairness: the UIDs of the FlowSchema and priority level a request got. */
+const MAKER_TITLE = `${MAKER.charAt(0).toUpperCase()}${MAKER.slice(1)}`;
+export const APF_FLOWSCHEMA_UID_HEADER = `X-${MAKER_TITLE}-PF-FlowSchema-UID`;
+export const APF_PRIORITY_LEVEL_UID_HEADER = `X-${MAKER_TITLE}-PF-PriorityLevel-UID`;

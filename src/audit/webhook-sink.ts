@@ -6,6 +6,7 @@
  */
 import { AUDIT_GROUP } from '../api/naming.js';
 import { BackendFailure, webhookBackend, type WebhookBackend } from '../util/webhook-backend.js';
+import type { Dialer } from '../util/dialer.js';
 import { loadWebhookKubeconfig } from '../util/webhook-kubeconfig.js';
 import { batchFlagName, BufferedSink, checkBatchSettings, WEBHOOK_BATCH_DEFAULTS, type BatchFlagSettings, type BatchSettings, type BufferedSinkEnv } from './buffered.js';
 import { DropReporter, interruptibleSleep, realTimers, type AuditTimers } from './timers.js';
@@ -159,6 +160,8 @@ export class WebhookSink implements AuditSink {
 export interface AuditWebhookOptions {
   /** `--audit-webhook-config-file`: the kubeconfig naming the webhook. */
   configFile: string;
+  /** The control-plane egress (`--egress-selector-config-file`); undefined connects directly. */
+  dialer?: Dialer;
   /** Default `audit.orch.io/v1`. */
   version?: string;
   /** Default 10 s. */
@@ -210,7 +213,7 @@ export function buildWebhookAuditSink(
   checkAuditWebhookOptions(o);
   const conn = loadWebhookKubeconfig(o.configFile, { at: `--audit-webhook-config-file ${o.configFile}` });
   const sink = new WebhookSink(
-    webhookBackend(conn),
+    webhookBackend(conn, undefined, o.dialer),
     {
       version: o.version ?? DEFAULT_AUDIT_WEBHOOK_VERSION,
       initialBackoffMs: o.initialBackoffMs ?? DEFAULT_AUDIT_WEBHOOK_INITIAL_BACKOFF_MS,

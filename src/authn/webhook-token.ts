@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { AUTHENTICATION_GROUP, REFERENCE_AUTHENTICATION_GROUP_ALIAS } from '../api/naming.js';
 import { BACKEND_TIMEOUT_MS, BackendFailure, webhookBackend, type WebhookBackend } from '../util/webhook-backend.js';
+import type { Dialer } from '../util/dialer.js';
 import { loadWebhookKubeconfig, type WebhookConnection } from '../util/webhook-kubeconfig.js';
 import { unauthorized } from '../errors/index.js';
 import { bearerToken } from './bearer.js';
@@ -178,6 +179,8 @@ function userOrReject(outcome: ReviewOutcome): UserInfo {
 /** What the flags give: the kubeconfig file and the review version. */
 export interface TokenWebhookConfig {
   configFile: string;
+  /** The control-plane egress (`--egress-selector-config-file`); undefined connects directly. */
+  dialer?: Dialer;
   version?: TokenReviewVersion;
   cacheTtlMs?: number;
   /** Deadline of one webhook call; the reference's is 30 s. */
@@ -192,7 +195,7 @@ export function tokenWebhookFromConfig(config: TokenWebhookConfig, audiences: re
   const conn = checkTokenWebhookConfig(config);
   const timeoutMs = config.timeoutMs ?? BACKEND_TIMEOUT_MS;
   return new WebhookTokenAuthenticator({
-    backend: webhookBackend(conn, timeoutMs),
+    backend: webhookBackend(conn, timeoutMs, config.dialer),
     audiences,
     deadlineMs: timeoutMs,
     ...(config.version !== undefined ? { version: config.version } : {}),

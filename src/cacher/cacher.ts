@@ -113,6 +113,11 @@ export class Cacher {
     return this.window.oldestResumable;
   }
 
+  /** Events held for resuming watches (the watch cache size metric). */
+  get eventCount(): number {
+    return this.window.size;
+  }
+
   /** Calls `fn` synchronously for each event as it is applied. Returns the unsubscribe function. */
   subscribe(fn: Listener, onReset: () => void): () => void {
     this.listeners.add(fn);

@@ -12,7 +12,11 @@ import { checkJwtAuthentication } from '../server/auth-setup.js';
 import type { OidcFlagOptions } from '../authn/index.js';
 import { AUDIT_BATCH_FLAG_OPTIONS, auditBatchFlags } from './audit-batch-flags.js';
 import { AUDIT_FLAG_OPTIONS, AUDIT_USAGE, auditFlags } from './audit-flags.js';
+import { EGRESS_FLAG_OPTIONS, EGRESS_USAGE, egressFlags } from './egress-flags.js';
+import { TRACING_FLAG_OPTIONS, TRACING_USAGE, tracingFlags } from './tracing-flags.js';
+import { checkShowHiddenVersion, formatMinorVersion, previousRelease } from '../metrics/stability.js';
 import { loadEncryptionConfiguration } from '../encryption/config.js';
+import { checkGatedFlags, FeatureGates, featureGatesUsage, parseFeatureGateList } from '../features/index.js';
 
 export const MAX_WORKERS = 64;
 
@@ -58,11 +62,13 @@ export const USAGE = `orch-apiserver: the cluster resource API server
   --authentication-config=PATH    AuthenticationConfiguration (YAML or JSON) with jwt[] issuers; reloaded when it changes (not with --oidc-*)
   --shutdown-delay-duration=0s    keep serving this long after SIGTERM while /readyz fails
   --livez-grace-period=0s         failing livez checks report ok for this long after start
-  --feature-gates=WatchList=true  alpha/beta features (WatchList: alpha, off; APIResponseCompression: beta, on)
-  --runtime-config=KEY[=true|false],...   serve or hide APIs: <group>/<version>[/<resource>] (core: v1),
+  --feature-gates=Name=true|false,...   turn features on or off; an unknown gate, or a GA gate set false, is an error:
+${featureGatesUsage('      ')}  --runtime-config=KEY[=true|false],...   serve or hide APIs: <group>/<version>[/<resource>] (core: v1),
                                   api/all, api/ga, api/beta, api/alpha (default: stable on, alpha and most beta off)
   --max-requests-inflight=400     concurrent read requests before 429 (0 = unlimited)
   --max-mutating-requests-inflight=200   concurrent writes before 429 (0 = unlimited)
+  --enable-priority-and-fairness=true   classify requests by FlowSchema into priority levels that share the sum
+                                  of the two limits above, with fair queuing; false: the two limits apply as they are
   --enable-admission-plugins=A,B  admission plugins to run besides the default set (always in the fixed order)
   --disable-admission-plugins=A,B default plugins not to run
   --admission-control-config-file=PATH   AdmissionConfiguration (YAML or JSON): each plugin's configuration
@@ -79,6 +85,7 @@ ${AUDIT_USAGE}  --audit-webhook-config-file=PATH   kubeconfig of an audit webhoo
                                   the same for the log backend in --audit-log-mode=batch
   --encryption-provider-config=PATH   EncryptionConfiguration (YAML or JSON): how values are encrypted at rest, per resource
   --encryption-provider-config-automatic-reload=false   re-read that file when it changes (an invalid version is logged and ignored)
+${EGRESS_USAGE}${TRACING_USAGE}  --show-hidden-metrics-for-version=X.Y   expose the metrics hidden in this release; only the previous release (${formatMinorVersion(previousRelease())}) is accepted
   --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
 `;
 
@@ -109,17 +116,6 @@ function parseBool(flag: string, v: string): boolean {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   throw new Error(`${flag}: invalid boolean "${v}" (true or false)`);
-}
-
-/** `--feature-gates=A=true,B=false` */
-export function parseFeatureGates(v: string): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const [k, val] = part.split('=');
-    if (!k || (val !== 'true' && val !== 'false')) throw new Error(`--feature-gates: invalid entry "${part}" (expected Name=true or Name=false)`);
-    out[k] = val === 'true';
-  }
-  return out;
 }
 
 function parseCount(flag: string, v: string): number {
@@ -195,14 +191,18 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'oidc-signing-algs': { type: 'string' },
       'authentication-config': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
+      'enable-priority-and-fairness': { type: 'string' },
       'enable-admission-plugins': { type: 'string' },
       'disable-admission-plugins': { type: 'string' },
       'admission-control-config-file': { type: 'string' },
       'encryption-provider-config': { type: 'string' },
       'encryption-provider-config-automatic-reload': { type: 'string' },
+      'show-hidden-metrics-for-version': { type: 'string' },
       workers: { type: 'string' },
       ...AUDIT_BATCH_FLAG_OPTIONS,
       ...AUDIT_FLAG_OPTIONS,
+      ...EGRESS_FLAG_OPTIONS,
+      ...TRACING_FLAG_OPTIONS,
     },
   });
   if (values.help) return 'help';
@@ -233,6 +233,7 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
     writeKubeconfig: true,
     maxRequestsInflight: parseCount('--max-requests-inflight', values['max-requests-inflight'] ?? '400'),
     maxMutatingRequestsInflight: parseCount('--max-mutating-requests-inflight', values['max-mutating-requests-inflight'] ?? '200'),
+    enablePriorityAndFairness: parseBool('--enable-priority-and-fairness', values['enable-priority-and-fairness'] ?? 'true'),
   };
   if (values['tls-cert-file']) opts.tlsCertFile = resolve(values['tls-cert-file']);
   if (values['tls-private-key-file']) opts.tlsPrivateKeyFile = resolve(values['tls-private-key-file']);
@@ -260,7 +261,10 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   if (values['service-account-lookup'] !== undefined) opts.serviceAccountLookup = parseBool('--service-account-lookup', values['service-account-lookup']);
   const audiences = list(values['api-audiences']);
   if (audiences) opts.apiAudiences = audiences;
-  if (values['feature-gates']) opts.featureGates = parseFeatureGates(values['feature-gates']);
+  if (values['feature-gates']) opts.featureGates = parseFeatureGateList(values['feature-gates']);
+  // Unknown or locked gates, and flags a disabled gate forbids, are usage errors before any process starts.
+  const gates = FeatureGates.resolve(opts.featureGates ?? {});
+  checkGatedFlags(gates, { authenticationConfig: values['authentication-config'] !== undefined, authorizationConfig: values['authorization-config'] !== undefined, tracingConfig: values['tracing-config-file'] !== undefined });
   if (values['runtime-config'] !== undefined) {
     opts.runtimeConfig = parseRuntimeConfig(values['runtime-config']);
     servingFilter(opts.runtimeConfig); // unknown or removed versions: a usage error before any process starts
@@ -286,6 +290,11 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   jwtFlags(values, opts);
   auditFlags(values, opts);
   auditBatchFlags(values, opts);
+  egressFlags(values, opts);
+  tracingFlags(values, opts);
+  const showHidden = values['show-hidden-metrics-for-version'];
+  checkShowHiddenVersion(showHidden); // anything but the previous release is a usage error
+  if (showHidden) opts.showHiddenMetricsForVersion = showHidden;
   return { server: opts, workers };
 }
 
@@ -389,7 +398,7 @@ function encryptionFlags(values: Record<string, string | boolean | string[] | un
   opts.encryptionProviderConfig = resolve(file);
   opts.encryptionProviderConfigAutomaticReload = reload;
   try {
-    loadEncryptionConfiguration(opts.encryptionProviderConfig, { reload, kmsV1: opts.featureGates?.KMSv1 === true });
+    loadEncryptionConfiguration(opts.encryptionProviderConfig, { reload, kmsV1: FeatureGates.resolve(opts.featureGates ?? {}).enabled('KMSv1') });
   } catch (e) {
     throw new Error(`--encryption-provider-config: ${(e as Error).message}`);
   }

@@ -19,6 +19,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ServerOptions, RunningServer } from '../server/index.js';
 import type { BackendSpec, CommitPeers } from '../storage/open.js';
 import { SupervisorAuditLog, SupervisorLineWriter, type AuditLinesMessage } from './worker-audit.js';
+import { ipcMetricsPeers, SupervisorMetricsRelay } from './worker-metrics.js';
 
 /** The worker's slot, 0..N-1 (slot 0 = worker 1). */
 const SLOT_ENV = 'ORCH_WORKER_SLOT';
@@ -63,13 +64,15 @@ export function supervise(count: number, opts: Pick<ServerOptions, 'auditLog' | 
     process.exit(1);
   }
 
+  // `/metrics` of one worker answers for all of them (worker-metrics.ts).
+  const metricsRelay = new SupervisorMetricsRelay(() => ready);
   const fork = (slot: number, bootstrap: boolean) => {
     const w = cluster.fork({ [SLOT_ENV]: String(slot), ...(bootstrap ? { [BOOTSTRAP_ENV]: '1' } : {}) });
     slots[slot] = w;
     slotOf.set(w, slot);
     w.on('error', ignore); // an IPC send to a worker that just died
     w.on('message', (m: unknown) => {
-      if (!isMessage(m)) return;
+      if (!isMessage(m) || metricsRelay.receive(w, m)) return;
       if (m.orch === 'commit') {
         for (const other of slots) if (other && other !== w && other.isConnected()) other.send(m, ignore);
       } else if (m.orch === 'audit') auditLog?.receive(m, (ack) => w.isConnected() && w.send(ack, ignore));
@@ -112,6 +115,7 @@ export function supervise(count: number, opts: Pick<ServerOptions, 'auditLog' | 
     const slot = slotOf.get(w) ?? -1;
     slotOf.delete(w);
     ready.delete(w);
+    metricsRelay.forget(w);
     const why = startError.get(w);
     startError.delete(w);
     if (slots[slot] === w) slots[slot] = undefined;
@@ -185,6 +189,7 @@ export async function serveAsWorker(opts: ServerOptions): Promise<void> {
   try {
     server = await startServer({
       ...opts,
+      metricsPeers: ipcMetricsPeers(),
       storage: withPeers(opts.storage),
       ...(opts.auditLog ? { auditLogWriter: new SupervisorLineWriter((m, sent) => (process.send ? process.send(m, undefined, {}, sent) : (sent(new Error('no supervisor')), false))) } : {}),
       controllers: slot === 0,

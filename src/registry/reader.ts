@@ -23,6 +23,8 @@ export interface ListBody {
 export interface ReaderOptions {
   /** How long a read waits for the cache to reach a revision before giving up (spec 7: then 504). */
   waitMs: number;
+  /** Whether a list without resourceVersion may be answered by the cache (else storage reads it). */
+  consistentListFromCache: boolean;
 }
 
 /**
@@ -82,7 +84,7 @@ export class ResourceReader {
       start = token.start;
     } else if (mode.mode === 'latest') {
       if (p.resourceVersion === '0') await this.cacher.ready;
-      else if (!(await this.consistent())) return this.fromStorage(namespace, p);
+      else if (!this.opts.consistentListFromCache || !(await this.consistent())) return this.fromStorage(namespace, p);
     } else if (mode.mode === 'notOlderThan') {
       if (!(await this.reached(mode.revision, mode.text))) return this.fromStorage(namespace, p);
     } else {

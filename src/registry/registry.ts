@@ -19,6 +19,8 @@ export interface RegistryOptions {
   log?(msg: string): void;
   /** The served create-only types (reviews, bindings): nothing is stored for them, their handlers answer. */
   createOnly?: ResourceType[];
+  /** The ConsistentListFromCache feature gate (default on): false sends lists without resourceVersion to storage. */
+  consistentListFromCache?: boolean;
 }
 
 export class Registry {
@@ -72,7 +74,7 @@ export class Registry {
         this.cachers.set(type.storageKey, cacher);
         cacher.start();
       }
-      r = new ResourceReader(type, this.backend, cacher, { waitMs: this.opts.cacheWaitMs ?? 3000 });
+      r = new ResourceReader(type, this.backend, cacher, { waitMs: this.opts.cacheWaitMs ?? 3000, consistentListFromCache: this.opts.consistentListFromCache !== false });
       this.readers.set(type, r);
     }
     return r;

@@ -136,6 +136,17 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
       if (r.resource.endsWith('/scale')) return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
       return { group: t.group, version: t.version, kind: t.kind };
     },
+    convertObject(obj, from, to) {
+      const a = typeAt(from);
+      const b = typeAt(to);
+      // Only views of one stored resource convert, each through the stored form (ResourceType.toStorage/fromStorage).
+      if (!a || !b || a.storageKey !== b.storageKey) return undefined;
+      const copy = structuredClone(obj);
+      const stored = a.toStorage ? a.toStorage(copy) : copy;
+      const out = b.fromStorage ? b.fromStorage(stored) : stored;
+      const { apiVersion: _apiVersion, kind: _kind, ...rest } = out;
+      return { apiVersion: b.group === '' ? b.version : `${b.group}/${b.version}`, kind: b.kind, ...rest };
+    },
     log,
     resourcesOfKind(k) {
       return registry.types
@@ -269,11 +280,15 @@ export function serverAdmissionChain(
   registry: Registry,
   auth: { authorizer: Authorizer; rbac: RbacIndex | undefined },
   log: (m: string) => void,
+  egress?: AdmissionDeps['egress'],
+  observeWebhook?: AdmissionDeps['observeWebhook'],
 ): AdmissionChain {
   const internal = [bootstrapTokenSecretPlugin(), ...(auth.rbac ? [rbacEscalationPlugin(auth.authorizer, auth.rbac)] : [])];
   // Namespaces a plugin creates pass this same chain, which exists only once the plugins are built.
   let chain: AdmissionChain | undefined;
-  chain = buildAdmissionChain(opts, admissionDeps(registry, log, auth.authorizer, () => chain), internal);
+  const deps = admissionDeps(registry, log, auth.authorizer, () => chain);
+  if (observeWebhook) deps.observeWebhook = observeWebhook;
+  chain = buildAdmissionChain(opts, egress ? { ...deps, egress } : deps, internal);
   return chain;
 }
 

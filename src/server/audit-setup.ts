@@ -7,7 +7,7 @@ import { compilePolicy, loadPolicyFile } from '../audit/policy.js';
 import { UnionSink } from '../audit/record.js';
 import type { LineWriter } from '../audit/log-file.js';
 import { checkAuditLogOptions, logBackend, openLogWriter, type AuditLogOptions } from '../audit/log-sink.js';
-import { isStrictAuditSink } from '../audit/strict.js';
+import { isStrictAuditSink, type StrictAuditSink } from '../audit/strict.js';
 import type { AuditSink } from '../audit/types.js';
 import { buildWebhookAuditSink, type AuditWebhookOptions } from '../audit/webhook-sink.js';
 import { AuditStage } from './audit-stage.js';
@@ -32,6 +32,8 @@ export interface ServerAudit {
   stage: AuditStage;
   /** Writes what the backends still hold and closes them (after the last request). */
   shutdown(): Promise<void>;
+  /** The backends by the reference's plugin names (`log`, `webhook`), for the audit error metric. */
+  backends: [plugin: string, sink: AuditSink][];
 }
 
 /** What start-up checked: the compiled policy, the options, and the backends to open. */
@@ -65,11 +67,22 @@ export function planAudit(opts: AuditOptions, log: (msg: string) => void): Audit
 }
 
 /** Opens the backends of a checked plan and builds the chain's stage. */
-export function openAudit(plan: AuditPlan): ServerAudit {
+export function openAudit(plan: AuditPlan, countEvents?: (n: number) => void): ServerAudit {
   const { opts, log } = plan;
   const sinks: AuditSink[] = [...(plan.webhook ? [plan.webhook] : []), ...(opts.auditBackends ?? [])];
   if (opts.auditLog) sinks.unshift(logBackend(opts.auditLog, opts.auditLogWriter ?? openLogWriter(opts.auditLog, log), log));
   const sink = sinks.length === 1 ? (sinks[0] as AuditSink) : new UnionSink(sinks);
-  const stage = new AuditStage({ evaluate: plan.evaluate, sink, strict: isStrictAuditSink(sink), log });
-  return { stage, shutdown: () => sink.shutdown() };
+  // Counted on the way in (the audit event metric); strictness is the real backends' own.
+  const counted: AuditSink = countEvents ? countingSink(sink, countEvents) : sink;
+  const stage = new AuditStage({ evaluate: plan.evaluate, sink: counted, strict: isStrictAuditSink(sink), log });
+  const backends = sinks.map((s): [string, AuditSink] => [opts.auditLog && s === sinks[0] ? 'log' : s === plan.webhook ? 'webhook' : 'backend', s]);
+  return { stage, shutdown: () => sink.shutdown(), backends };
+}
+
+/** The sink with every event counted on the way in; a strict sink stays strict (the stage asks it to deliver). */
+function countingSink(sink: AuditSink, count: (n: number) => void): AuditSink {
+  const counted: AuditSink = { processEvents: (events) => (count(events.length), sink.processEvents(events)), shutdown: () => sink.shutdown() };
+  if (!isStrictAuditSink(sink)) return counted;
+  const strict: StrictAuditSink = { ...counted, strict: true, deliver: (events) => (count(events.length), sink.deliver(events)) };
+  return strict;
 }

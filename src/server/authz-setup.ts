@@ -10,6 +10,7 @@ import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, UnionAuthorizer, type Attr
 import { parseAuthorizationConfiguration, DEFAULT_AUTHORIZED_TTL_MS, DEFAULT_UNAUTHORIZED_TTL_MS, MAX_WEBHOOK_TIMEOUT_MS, type AuthorizerEntry } from '../authz/config.js';
 import { SAR_VERSIONS, WebhookAuthorizer, type SarVersion, type WebhookSettings } from '../authz/webhook/index.js';
 import { webhookBackend } from '../util/webhook-backend.js';
+import type { Dialer } from '../util/dialer.js';
 import { loadWebhookKubeconfig } from '../util/webhook-kubeconfig.js';
 
 /** `--authorization-mode` values (spec 5.7 item 5). */
@@ -57,8 +58,8 @@ const FLAG_OPTIONS: [keyof AuthorizationOptions, string][] = [
 export const RELOAD_INTERVAL_MS = 60_000;
 
 /** The webhook factory the server uses: a kept-alive backend with the authorizer's timeout. */
-export function webhookFactory(log?: (msg: string) => void): (s: WebhookSettings) => WebhookAuthorizer {
-  return (s) => new WebhookAuthorizer(s, { backend: webhookBackend(s.connection, s.timeoutMs), ...(log ? { log } : {}) });
+export function webhookFactory(log?: (msg: string) => void, dialer?: Dialer): (s: WebhookSettings) => WebhookAuthorizer {
+  return (s) => new WebhookAuthorizer(s, { backend: webhookBackend(s.connection, s.timeoutMs, dialer), ...(log ? { log } : {}) });
 }
 
 /** Checks the options and builds the union; every problem is an Error naming the flag (a start-up error). */

@@ -1,11 +1,15 @@
 import type { Authenticator, UserInfo } from '../authn/index.js';
-import { forbiddenMessage, type Attributes, type Authorizer } from '../authz/index.js';
+import { forbiddenMessage, SUPERUSER_GROUP, type Attributes, type Authorizer } from '../authz/index.js';
 import { forbidden, internalError, isStatusError, StatusError, tooManyRequests } from '../errors/index.js';
 import { sendStatusError, type Req, type Res } from './http.js';
 import type { AuditRecord } from '../audit/record.js';
 import type { AuditStage } from './audit-stage.js';
 import { impersonate, namesImpersonation } from './impersonation.js';
+import { APF_FLOWSCHEMA_UID_HEADER, APF_PRIORITY_LEVEL_UID_HEADER } from '../api/naming.js';
+import type { FlowControl, Level } from '../flowcontrol/index.js';
+import { isLongRunning } from './audit-stage.js';
 import { parseRequestInfo, parseRequestUrl, type RequestInfo, type RequestUrl } from './request-info.js';
+import type { RequestMetrics, TrackedRequest } from './request-metrics.js';
 
 /** What the final handler gets once a request has passed every filter. */
 export interface RequestContext {
@@ -24,10 +28,14 @@ export interface ChainDeps {
   handler(ctx: RequestContext): Promise<void>;
   /** Concurrency limits (`--max-requests-inflight`, `--max-mutating-requests-inflight`); 0 = unlimited. */
   maxInFlight?: { readOnly: number; mutating: number };
+  /** Priority and fairness (`--enable-priority-and-fairness`); when set, it replaces `maxInFlight`. */
+  flowControl?: FlowControl;
   /** Called for failures that are not StatusErrors (bugs); the client gets a 500 Status. */
   onInternalError?(e: unknown, ctx: { method: string; path: string }): void;
   /** Set when an audit policy and a backend are configured (audit-stage.ts). */
   audit?: AuditStage;
+  /** Request, in-flight and authentication metrics (request-metrics.ts). */
+  metrics?: RequestMetrics;
 }
 
 /**
@@ -38,27 +46,22 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
   const limits = deps.maxInFlight ?? { readOnly: 0, mutating: 0 };
   const inFlight = { readOnly: 0, mutating: 0 };
   const audit = deps.audit;
+  const flowControl = deps.flowControl;
   return async (req, res) => {
     const method = req.method ?? 'GET';
     let path = '/';
     let slot: 'readOnly' | 'mutating' | undefined;
+    let seat: Level | undefined;
     // With audit on, every response carries its Audit-Id, even one that fails before authentication.
     const arrival = audit?.arrive(req, res);
     let record: AuditRecord | undefined;
+    const started = deps.metrics ? performance.now() : 0;
+    let tracked: TrackedRequest | undefined;
     try {
       // 1. Request info: what is being asked for (pure parse of method + URL).
       const url = parseRequestUrl(req.url ?? '/');
       path = url.pathname;
       const info = parseRequestInfo(method, url.pathname, url.searchParams);
-      // 1b. Max in flight: past the limit, 429 with Retry-After (long-running watches do not count).
-      if (info.verb !== 'watch') {
-        slot = method === 'GET' || method === 'HEAD' ? 'readOnly' : 'mutating';
-        if (limits[slot] > 0 && inFlight[slot] >= limits[slot]) {
-          slot = undefined;
-          throw tooManyRequests('Too many requests, please try again later.', 1);
-        }
-        inFlight[slot]++;
-      }
       // 2. Authentication: who is asking (401 for rejected credentials).
       // Repeated headers (one group per X-Remote-Group / Impersonate-Group line) must stay separate.
       const headers = (req.headersDistinct ?? req.headers) as AuthHeaders;
@@ -67,9 +70,11 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
         authenticated = await deps.authenticator.authenticate({ headers, peerCertificate: peerCertificate(req) });
         if (!authenticated) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
       } catch (e) {
+        deps.metrics?.rejected(started, e);
         if (audit && arrival && isStatusError(e)) await audit.unauthenticated(req, info, arrival, e);
         throw e;
       }
+      if (deps.metrics) tracked = deps.metrics.begin(started, authenticated, info, url, req);
       // 3. Audit: the policy sets the level; the RequestReceived event is written (audit-stage.ts).
       if (audit && arrival) {
         // A promise only while a backend is still writing RequestReceived (no extra turn otherwise).
@@ -80,6 +85,26 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       // Nearly every request names nobody: no promise (and no turn of the microtask queue) for it.
       const user = namesImpersonation(headers) ? await impersonate(headers, authenticated, deps.authorizer) : authenticated;
       if (record && user !== authenticated) record.impersonated(user);
+      // 4b. Priority and fairness: classify, then a seat, a place in a queue, or 429 with Retry-After.
+      // Long-running requests (watches, exec, ...) are classified but hold no seat.
+      if (flowControl) {
+        const schema = flowControl.classify(user, info);
+        const level = flowControl.levelOf(schema);
+        res.setHeader(APF_FLOWSCHEMA_UID_HEADER, schema.uid);
+        res.setHeader(APF_PRIORITY_LEVEL_UID_HEADER, level.uid);
+        if (!isLongRunning(info)) {
+          const admitted = flowControl.admit(schema, level, user, info);
+          seat = admitted instanceof Promise ? await admitted : admitted;
+        }
+      } else if (!isLongRunning(info) && !user.groups.includes(SUPERUSER_GROUP)) {
+        // 4b'. Without it, max in flight: past the limit, 429 with Retry-After (system:masters exempt).
+        slot = method === 'GET' || method === 'HEAD' ? 'readOnly' : 'mutating';
+        if (limits[slot] > 0 && inFlight[slot] >= limits[slot]) {
+          slot = undefined;
+          throw tooManyRequests('Too many requests, please try again later.', 1);
+        }
+        inFlight[slot]++;
+      }
       // 5. Authorization: may this user do this (403 otherwise).
       const attrs = attributes(user, info);
       const decision = await deps.authorizer.authorize(attrs);
@@ -99,6 +124,8 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       sendStatusError(res, internalError(e instanceof Error ? e.message : String(e)), accept);
     } finally {
       if (slot) inFlight[slot]--;
+      seat?.release();
+      if (tracked) deps.metrics?.end(tracked, res);
       const completing = record && audit?.complete(record, res);
       if (completing) await completing;
     }

@@ -67,6 +67,8 @@ export interface ExtraSubresource {
 
 export interface DiscoveryOptions {
   extraSubresources?: ExtraSubresource[];
+  /** The StorageVersionHash feature gate (default on): false leaves the hash out of every resource. */
+  storageVersionHash?: boolean;
 }
 
 export interface Discovery {
@@ -112,7 +114,7 @@ function gvString(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
 
-function resourceEntry(t: ResourceType): APIResource {
+function resourceEntry(t: ResourceType, withHash: boolean): APIResource {
   const r: APIResource = {
     name: t.plural,
     singularName: t.singular,
@@ -122,7 +124,7 @@ function resourceEntry(t: ResourceType): APIResource {
   };
   if (t.shortNames.length > 0) r.shortNames = [...t.shortNames];
   if (t.categories && t.categories.length > 0) r.categories = [...t.categories];
-  r.storageVersionHash = storageVersionHash(t.group, t.version, t.kind);
+  if (withHash) r.storageVersionHash = storageVersionHash(t.group, t.version, t.kind);
   return r;
 }
 
@@ -141,7 +143,7 @@ export function buildDiscovery(types: ResourceType[], opts: DiscoveryOptions = {
 
   for (const t of types) {
     const list = bucket(t.group, t.version);
-    list.push(resourceEntry(t));
+    list.push(resourceEntry(t, opts.storageVersionHash !== false));
     if (t.reference) {
       // Subresources as the reference lists them: `scale` has kind Scale in autoscaling/v1, and so on.
       for (const sub of t.reference.subresources) {

@@ -12,6 +12,7 @@ import { RbacAuthorizer, RbacIndex } from '../authz/rbac/index.js';
 import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, webhookFactory, type AuthOptions } from './auth-setup.js';
 import { checkJwtAuthentication } from './auth-setup.js';
 import { feedRbacIndex, reconcileDefaultRbac, startAggregation } from './rbac-setup.js';
+import { startPolicyStatusController } from './policy-status-setup.js';
 import { NodeAuthorizer, NodeGraph } from '../authz/node/index.js';
 import { AbacAuthorizer } from '../authz/abac/index.js';
 import { feedNodeGraph } from './node-graph-setup.js';
@@ -22,10 +23,13 @@ import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../regist
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
 import { buildChain } from './chain.js';
+import { connectMetricSources, createServerMetrics, storageKeyLabels, TimedBackend, type MetricsOptions } from './metrics-setup.js';
+import { RequestMetrics } from './request-metrics.js';
 import { openAudit, planAudit, type AuditOptions } from './audit-setup.js';
 import type { AuditWebhookOptions } from '../audit/webhook-sink.js';
 import { planAdmission, type AdmissionOptions } from '../admission/index.js';
 import { serverAdmissionChain } from './admission-setup.js';
+import { ensureFlowControlObjects, followFlowControlConfig, planFlowControl, type FlowControlOptions } from './apf-setup.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { StallGuard } from './stall-guard.js';
 import { H2_MAX_HEADER_LIST_SIZE, headerListSize, headersTooLarge, limitHttp1Headers, MAX_H2_HEADER_BYTES } from './header-limits.js';
@@ -35,13 +39,16 @@ import { sendStatusError, type Req, type Res } from './http.js';
 import { StreamReq, StreamRes } from './h2-stream.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { buildOpenAPIV2, buildOpenAPIV3 } from './openapi.js';
+import { servedOpenAPIV2, servedOpenAPIV3 } from './openapi-serve.js';
 import { routeRequest, SERVER_VERSION } from './routes.js';
 import { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import { ensureServingCerts } from './tls.js';
 import { applyEncryption, loadEncryption, registerEncryptionHealth, type EncryptionOptions } from './encryption-setup.js';
+import { setUpEgress } from './egress-setup.js';
+import { checkGatedFlags, FeatureGates } from '../features/index.js';
 
 
-export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptions, EncryptionOptions {
+export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptions, EncryptionOptions, FlowControlOptions, MetricsOptions {
   /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
   dataDir?: string;
   bindAddress?: string;
@@ -56,7 +63,7 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptio
   /** Defaults 400 and 200, as the reference; 0 = unlimited. */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
-  /** `--feature-gates`: WatchList (alpha, off), APIResponseCompression (beta, on). */
+  /** `--feature-gates`: name to on/off, resolved by FeatureGates.resolve (src/features/). */
   featureGates?: Record<string, boolean>;
   /** `--runtime-config` (spec 9.4): the flag's text, or key to on/off; unknown or removed versions fail the start. */
   runtimeConfig?: string | RuntimeConfig;
@@ -83,6 +90,10 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptio
   serviceNodePortRange?: string;
   /** `--audit-webhook-*`: the audit webhook backend (buildWebhookAuditSink in audit/webhook-sink.ts). */
   auditWebhook?: AuditWebhookOptions;
+  /** `--egress-selector-config-file`: how webhook calls leave the server (src/egress/). */
+  egressSelectorConfigFile?: string;
+  /** `--tracing-config-file`: request, storage and webhook spans exported over OTLP/gRPC (src/tracing/). */
+  tracingConfigFile?: string;
 }
 
 export interface RunningServer {
@@ -105,8 +116,15 @@ const MASTERS = 'system:masters';
 const DRAIN_DEADLINE_MS = 5000;
 
 /** Starts the API server: storage, registry, filter chain, HTTPS (HTTP/2 and HTTP/1.1 on one port). */
-export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? (() => undefined);
+export async function startServer(given: ServerOptions = {}): Promise<RunningServer> {
+  const log = given.log ?? (() => undefined);
+  // Gates first: an unknown or locked gate, or a flag a disabled gate forbids, stops the start at once.
+  const gates = FeatureGates.resolve(given.featureGates ?? {}, log);
+  checkGatedFlags(gates, { authenticationConfig: given.authenticationConfigFile !== undefined, authorizationConfig: given.authorizationConfigFile !== undefined, tracingConfig: given.tracingConfigFile !== undefined });
+  // A bad --egress-selector-config-file fails first too; its dialers are handed to the webhook clients.
+  const { opts, egress } = setUpEgress(given, log);
+  // Loaded only with the flag: a server without tracing imports none of it. A bad file fails here.
+  const tracing = opts.tracingConfigFile === undefined ? undefined : (await import('./tracing-setup.js')).setUpTracing(opts.tracingConfigFile, { dialer: egress?.controlplane, log });
   // Checked first: a bad --runtime-config leaves nothing behind (not even a temp dir).
   const served = servingFilter(typeof opts.runtimeConfig === 'string' ? parseRuntimeConfig(opts.runtimeConfig) : (opts.runtimeConfig ?? {}));
   const network = serviceNetwork({ clusterIPRange: opts.serviceClusterIPRange, nodePortRange: opts.serviceNodePortRange });
@@ -119,6 +137,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const adminToken = ensureAdminToken(dataDir);
   if (opts.tokenAuthFile) parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile);
   checkJwtAuthentication(opts); // a bad --oidc-* flag or --authentication-config file, before anything is opened
+  const metrics = createServerMetrics(opts, log); // likewise a bad --show-hidden-metrics-for-version
   const rbacIndex = new RbacIndex();
   let nodeGraph: NodeGraph | undefined;
   let feedNodes: ((graph: NodeGraph) => void) | undefined;
@@ -136,21 +155,22 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         return new NodeAuthorizer(nodeGraph);
       },
       abac: (file) => AbacAuthorizer.fromFile(file),
-      webhook: webhookFactory(log),
+      webhook: webhookFactory(log, egress?.controlplane),
     },
     log,
   );
   const authorizer = authz.authorizer;
-  const features = resolveFeatureGates(opts.featureGates ?? {});
   planAdmission(opts); // unknown plugins or a bad --admission-control-config-file fail before anything is opened
   const auditPlan = planAudit(opts, log); // likewise a bad --audit-policy-file or --audit-log-* value
-  const encryptionSetup = await loadEncryption(opts, log, { kmsV1: features.KMSv1 === true }); // a bad --encryption-provider-config, likewise
+  const flowControl = planFlowControl(opts); // likewise in-flight limits that leave priority and fairness no seats
+  const encryptionSetup = await loadEncryption(opts, log, { kmsV1: gates.enabled('KMSv1') }); // a bad --encryption-provider-config, likewise
   const certs = await serving(opts, dataDir, bind);
   const types = builtinTypes(served, { serviceNetwork: network });
   // With encryption at rest, everything above storage (registry, watch caches) sees plain values.
   const encryption = encryptionSetup && applyEncryption(await openBackend(opts.storage ?? { type: 'memory' }, opts.history), encryptionSetup, types, log);
   const backend = encryption ? encryption.backend : await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const registry = new Registry(backend, types, { log, createOnly: createOnlyTypes(served), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  const timedBackend = new TimedBackend(backend, metrics, storageKeyLabels(types));
+  const registry = new Registry(tracing ? tracing.backend(timedBackend) : timedBackend, types, { log, createOnly: createOnlyTypes(served), consistentListFromCache: gates.enabled('ConsistentListFromCache'), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   let saDiscovery: ServiceAccountIssuerDiscovery | undefined;
   try {
@@ -163,7 +183,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   }
   let admission: ReturnType<typeof serverAdmissionChain>;
   try {
-    admission = serverAdmissionChain(opts, registry, { authorizer, rbac: authz.rbacEnabled ? rbacIndex : undefined }, log);
+    admission = serverAdmissionChain(opts, registry, { authorizer, rbac: authz.rbacEnabled ? rbacIndex : undefined }, log, egress, (name, mutating, op, rejected, s) => metrics.webhook(name, mutating ? 'admit' : 'validating', op, rejected, s));
   } catch (e) {
     await backend.close();
     throw e;
@@ -180,20 +200,17 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const shutdownAc = new AbortController();
   setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
-  const discovery = buildDiscovery([...registry.types, ...registry.createOnly]);
+  const discovery = buildDiscovery([...registry.types, ...registry.createOnly], { storageVersionHash: gates.enabled('StorageVersionHash') });
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;
     return () => (v ??= f());
   };
-  const openapiV2 = lazy(() => Buffer.from(JSON.stringify(buildOpenAPIV2(registry.types, { version: SERVER_VERSION.gitVersion }))));
-  const openapiV3 = lazy(() => {
-    const v3 = buildOpenAPIV3(registry.types, { version: SERVER_VERSION.gitVersion });
-    const documents = new Map<string, Buffer>();
-    for (const [k, d] of v3.documents) documents.set(k, Buffer.from(JSON.stringify(d)));
-    return { index: Buffer.from(JSON.stringify(v3.index)), documents };
-  });
+  const openapiV2 = lazy(() => servedOpenAPIV2(buildOpenAPIV2(registry.types, { version: SERVER_VERSION.gitVersion })));
+  const openapiV3 = lazy(() => servedOpenAPIV3(buildOpenAPIV3(registry.types, { version: SERVER_VERSION.gitVersion })));
 
-  const audit = auditPlan ? openAudit(auditPlan) : undefined;
+  const auditEvents = metrics.auditEvents.with();
+  const audit = auditPlan ? openAudit(auditPlan, (n) => auditEvents.inc(n)) : undefined;
+  connectMetricSources(metrics, { registry, ...(audit ? { auditSinks: audit.backends } : {}), ...(auth.jwt ? { jwt: auth.jwt } : {}) });
   const chain = buildChain({
     authenticator: auth.authenticator,
     authorizer,
@@ -205,7 +222,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       openapiV3,
       serverAddress: `${bind}:${opts.port ?? 6443}`,
       shutdown: shutdownAc.signal,
-      features: { watchList: features.WatchList === true, compression: features.APIResponseCompression !== false },
+      features: gates,
       auth: {
         authenticator: auth.authenticator,
         authorizer,
@@ -221,11 +238,15 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       },
       admission,
       ...(saDiscovery ? { serviceAccountDiscovery: saDiscovery } : {}),
+      metrics: { metrics, peers: opts.metricsPeers },
     }),
     maxInFlight: { readOnly: opts.maxRequestsInflight ?? 400, mutating: opts.maxMutatingRequestsInflight ?? 200 },
+    ...(flowControl ? { flowControl } : {}),
     ...(audit ? { audit: audit.stage } : {}),
+    metrics: new RequestMetrics(metrics),
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
+  const handle = tracing ? tracing.wrap(chain) : chain;
   const server: Http2SecureServer = createSecureServer({
     cert: certs.certPem,
     key: certs.keyPem,
@@ -242,7 +263,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     if (!connections.admit(res, http1Socket)) return;
     stallGuard.add(res);
     res.once('close', () => stallGuard.remove(res));
-    void chain(req, res);
+    void handle(req, res);
   };
   // HTTP/1.1 requests arrive as node's request/response objects. Adding a 'request' listener also makes
   // node serve HTTP/2 streams through its compatibility layer; that listener is replaced by the raw stream
@@ -258,6 +279,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
   const lifecycle = new NamespaceLifecycle(registry);
   const stops: (() => void)[] = [];
+  if (opts.metricsPeers) stops.push(opts.metricsPeers.answer(() => metrics.registry.snapshot()));
   const controllers = opts.controllers !== false;
   try {
     if (controllers) await bootstrapNamespaces(registry);
@@ -271,10 +293,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
         (e: unknown) => log(`node authorizer: cannot follow pods: ${(e as Error).message}`),
       );
     stops.push(authz.start()); // follows --authorization-config; closes webhook connections at the end
+    if (flowControl) stops.push(await followFlowControlConfig(registry, flowControl, { controllers, log }));
     if (controllers) {
       await reconcileDefaultRbac(registry, log);
       await ensureBootstrapObjects(registry, log);
+      await ensureFlowControlObjects(registry, log);
       stops.push(startAggregation(registry, log));
+      stops.push(startPolicyStatusController(registry, log));
     }
     bootstrapped = true;
     if (controllers) await lifecycle.start();
@@ -324,6 +349,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       registry.stopCaches();
       auth.close(); // likewise the webhook connections of the authenticators
       await audit?.shutdown(); // the last requests' events are written
+      await tracing?.shutdown(); // likewise their spans
       stallGuard.close();
       encryption?.stop();
       await backend.close();
@@ -380,22 +406,3 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
   }
 }
 
-
-/** Known feature gates and their defaults (spec 3.3); an unknown gate or locking a GA gate is an error. */
-export const FEATURE_GATES: Record<string, { default: boolean; stage: 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED' }> = {
-  WatchList: { default: false, stage: 'ALPHA' },
-  APIResponseCompression: { default: true, stage: 'BETA' },
-  KMSv1: { default: false, stage: 'DEPRECATED' },
-};
-
-export function resolveFeatureGates(given: Record<string, boolean>): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const [name, g] of Object.entries(FEATURE_GATES)) out[name] = g.default;
-  for (const [name, value] of Object.entries(given)) {
-    const g = FEATURE_GATES[name];
-    if (!g) throw new Error(`--feature-gates: unrecognized feature gate: ${name}`);
-    if (g.stage === 'GA' && !value) throw new Error(`--feature-gates: cannot set feature gate ${name} to false, feature is locked to true`);
-    out[name] = value;
-  }
-  return out;
-}

@@ -7,7 +7,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { dialThrough, type Dialer } from './dialer.js';
 import type { WebhookConnection } from './webhook-kubeconfig.js';
+import { httpClientSpan } from './trace-hook.js';
 
 /** The reference's default deadline for a webhook call. */
 export const BACKEND_TIMEOUT_MS = 30_000;
@@ -25,7 +27,8 @@ export interface WebhookBackend {
   close(): void;
 }
 
-export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIMEOUT_MS): WebhookBackend {
+/** `dialer`: the egress selection's way to the backend (undefined: connect directly). */
+export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIMEOUT_MS, dialer?: Dialer): WebhookBackend {
   const secure = conn.url.protocol === 'https:';
   const agent = secure
     ? new https.Agent({
@@ -37,9 +40,28 @@ export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIME
         ...(conn.serverName !== undefined ? { servername: conn.serverName } : {}),
       })
     : new http.Agent({ keepAlive: true, maxSockets: 64 });
+  if (dialer) dialThrough(agent, dialer, secure);
   const url = conn.url.href;
   return {
     post(body: string): Promise<string> {
+      // Within a traced request (token and access reviews): a client span, its traceparent sent along.
+      const span = httpClientSpan('POST', conn.url);
+      if (!span) return send(body);
+      return send(body, span.traceparent).then(
+        (answer) => (span.end(), answer),
+        (e: unknown) => {
+          span.fail((e as Error).message);
+          span.end();
+          throw e;
+        },
+      );
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+
+  function send(body: string, traceparent?: string): Promise<string> {
       return new Promise<string>((resolve, reject) => {
         let settled = false;
         const fail = (why: string, retryable: boolean) => {
@@ -52,6 +74,7 @@ export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIME
         const payload = Buffer.from(body, 'utf8');
         const headers: Record<string, string | number> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length };
         if (conn.authorization) headers.authorization = conn.authorization;
+        if (traceparent) headers.traceparent = traceparent;
         const req = (secure ? https : http).request(conn.url, { method: 'POST', agent, headers });
         const timer = setTimeout(() => fail(`Post "${url}": context deadline exceeded`, true), timeoutMs);
         req.on('error', (e) => fail(`Post "${url}": ${e.message}`, true));
@@ -76,9 +99,5 @@ export function webhookBackend(conn: WebhookConnection, timeoutMs = BACKEND_TIME
         });
         req.end(payload);
       });
-    },
-    close() {
-      agent.destroy();
-    },
-  };
+  }
 }

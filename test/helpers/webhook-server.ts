@@ -3,6 +3,7 @@
  * directory, a handler that sees each AdmissionReview and answers it (or misbehaves on purpose).
  */
 import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,8 @@ export interface WebhookServer {
   reviews: Review[];
   /** Paths the calls came to (with their query). */
   paths: string[];
+  /** Request headers of each call, in the same order. */
+  headers: IncomingHttpHeaders[];
   close(): Promise<void>;
 }
 
@@ -37,6 +40,7 @@ export async function startWebhookServer(handler: (review: Review, path: string)
   const certs = await ensureServingCerts(dir, { hosts: ['127.0.0.1', 'localhost', ...hosts] });
   const reviews: Review[] = [];
   const paths: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -44,6 +48,7 @@ export async function startWebhookServer(handler: (review: Review, path: string)
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
       reviews.push(review);
       paths.push(req.url ?? '');
+      headers.push(req.headers);
       const reply = await handler(review, req.url ?? '');
       if ('hang' in reply) return;
       if ('raw' in reply) {
@@ -63,6 +68,7 @@ export async function startWebhookServer(handler: (review: Review, path: string)
     caBundle: Buffer.from(certs.caCertPem).toString('base64'),
     reviews,
     paths,
+    headers,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -8,11 +8,12 @@ import jsonpatch from 'fast-json-patch';
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import { badRequest, internalError, StatusError, type StatusDetails, type StatusReason } from '../../errors/index.js';
+import type { Dialer } from '../../util/dialer.js';
 import type { AdmissionDeps, AdmissionRequest } from '../types.js';
 import { CallFailed, postReview, type Target } from './client.js';
 import type { CompiledWebhook } from './compile.js';
 import { targetForService, targetForURL, ResolveFailed } from './resolve.js';
-import { decodePatch, InvalidAnswer, jsonEqual, parseAnswer, reviewBody, reviewRequest, type Invocation, type WebhookAnswer } from './review.js';
+import { decodePatch, InvalidAnswer, jsonEqual, parseAnswer, reviewBody, reviewRequest, type ConvertedObjects, type Invocation, type WebhookAnswer } from './review.js';
 
 /** The reference's ErrCallingWebhook: the webhook could not give a usable answer. */
 export class CallError extends Error {
@@ -38,25 +39,34 @@ export function checkDryRun(hook: CompiledWebhook, req: AdmissionRequest): void 
 
 async function targetOf(hook: CompiledWebhook, deps: AdmissionDeps): Promise<Target> {
   const timeoutParam = `timeout=${hook.timeoutMs / 1000}s`;
-  if (hook.client.url !== undefined) return targetForURL(hook.client.url, hook.client, timeoutParam);
-  if (hook.client.service) return targetForService(deps.objects, hook.client.service, hook.client, timeoutParam);
+  // As the reference: a URL webhook is reached through the control-plane egress, a service through the
+  // cluster egress.
+  if (hook.client.url !== undefined) return viaEgress(targetForURL(hook.client.url, hook.client, timeoutParam), deps.egress?.controlplane);
+  if (hook.client.service) return viaEgress(await targetForService(deps.objects, hook.client.service, hook.client, timeoutParam), deps.egress?.cluster);
   throw new ResolveFailed('no url or service to call');
+}
+
+function viaEgress(t: Target, dialer: Dialer | undefined): Target {
+  return dialer ? { ...t, dialer, poolKey: `${t.poolKey}\0${dialer.id}` } : t;
 }
 
 /** Sends the review and returns the checked answer; warnings and audit annotations are recorded at once. */
 export async function callWebhook(hook: CompiledWebhook, req: AdmissionRequest, inv: Invocation, deps: AdmissionDeps, mutating: boolean): Promise<WebhookAnswer> {
   if (hook.brokenReason !== undefined) throw new CallError(hook.name, `the webhook configuration cannot be used: ${hook.brokenReason}`);
+  const started = deps.observeWebhook ? performance.now() : 0;
   let answer: WebhookAnswer;
   try {
     const target = await targetOf(hook, deps);
     const text = await postReview(target, reviewBody(reviewRequest(req, inv), hook.reviewVersion), hook.timeoutMs);
     answer = parseAnswer(text, req.uid, hook.reviewVersion, mutating);
   } catch (e) {
+    deps.observeWebhook?.(hook.name, mutating, req.operation, true, (performance.now() - started) / 1000);
     if (e instanceof InvalidAnswer) throw new CallError(hook.name, `received invalid webhook response: ${e.message}`);
     if (e instanceof CallFailed || e instanceof ResolveFailed) throw new CallError(hook.name, `failed to call webhook: ${e.message}`);
     if (e instanceof StatusError) throw e;
     throw new CallError(hook.name, `failed to call webhook: ${(e as Error).message}`);
   }
+  deps.observeWebhook?.(hook.name, mutating, req.operation, !answer.allowed, (performance.now() - started) / 1000);
   for (const [k, v] of answer.auditAnnotations) req.annotate(`${hook.name}/${k}`, v);
   for (const w of answer.warnings.slice(0, MAX_WARNINGS)) req.warn(w.length > MAX_WARNING_CHARS ? w.slice(0, MAX_WARNING_CHARS) : w);
   return answer;
@@ -102,7 +112,7 @@ function sanitizeDetails(d: Record<string, unknown>): StatusDetails | undefined 
  * not JSON Patch or does not apply fails the request with 500 whatever the failurePolicy (as in the
  * reference: the webhook answered, the answer is wrong).
  */
-export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: string): boolean {
+export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: string, converted?: ConvertedObjects): boolean {
   const fail = (why: string) => internalError(`admission webhook ${JSON.stringify(hook)} returned a patch that cannot be applied: ${why}`);
   let ops: Record<string, unknown>[];
   try {
@@ -115,7 +125,8 @@ export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: s
   if (req.object === undefined) {
     throw internalError(`admission webhook ${JSON.stringify(hook)} attempted to modify the object, which is not supported for this operation`);
   }
-  let doc: unknown = structuredClone(req.object);
+  // A webhook of another version patched the object as it was shown in that version.
+  let doc: unknown = structuredClone(converted ? converted.object : req.object);
   let copied = 0;
   try {
     ops.forEach((op, i) => {
@@ -130,7 +141,8 @@ export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: s
     throw fail((e as Error).message.split('\n', 1)[0] ?? 'invalid patch');
   }
   if (!isObject(doc)) throw fail('the patched object is not a JSON object');
-  const changed = !jsonEqual(req.object, doc);
-  req.object = doc as ApiObject;
+  const patched = converted ? converted.toRequestVersion(doc as ApiObject) : (doc as ApiObject);
+  const changed = !jsonEqual(req.object, patched);
+  req.object = patched;
   return changed;
 }

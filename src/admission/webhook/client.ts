@@ -5,7 +5,9 @@
  */
 import https from 'node:https';
 import http2 from 'node:http2';
+import { dialThrough, type Dialer } from '../../util/dialer.js';
 import { closeH2Sessions, h2Session } from './h2-pool.js';
+import { httpClientSpan } from '../../util/trace-hook.js';
 
 /** Larger answers are refused: no legitimate review answer comes near it. */
 export const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
@@ -26,6 +28,8 @@ export interface Target {
   readonly poolKey: string;
   /** The URL as messages show it (a service by its DNS name and port). */
   readonly url: string;
+  /** The egress selection's way to the target (its id is part of poolKey); undefined connects directly. */
+  readonly dialer?: Dialer;
 }
 
 /** Why a call failed, worded after the reference's `Post "<url>": <reason>`. */
@@ -43,6 +47,7 @@ function agentFor(t: Target): https.Agent {
   // Every socket the pool opens is kept: under concurrent load a smaller free pool closes connections
   // between bursts and reopens them, and a TLS handshake costs more CPU than the call itself.
   a = new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS, ca: t.ca, timeout: 60_000 });
+  if (t.dialer) dialThrough(a, t.dialer, true);
   agents.set(t.poolKey, a);
   if (agents.size > MAX_AGENTS) {
     const [oldest, agent] = agents.entries().next().value as [string, https.Agent];
@@ -72,7 +77,17 @@ export async function postReview(t: Target, body: string, timeoutMs: number): Pr
     throw new CallFailed(`Post "${t.url}": ${(e as Error).message}`);
   }
   const left = Math.max(1, timeoutMs - (performance.now() - started));
-  return session ? postH2(session, t, body, left) : postH1(t, body, left);
+  // Within a traced request: a client span, and its traceparent sent to the webhook.
+  const span = httpClientSpan('POST', `https://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}${t.path}`);
+  if (!span) return session ? postH2(session, t, body, left) : postH1(t, body, left);
+  try {
+    return await (session ? postH2(session, t, body, left, span.traceparent) : postH1(t, body, left, span.traceparent));
+  } catch (e) {
+    span.fail((e as Error).message);
+    throw e;
+  } finally {
+    span.end();
+  }
 }
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -91,7 +106,7 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-function postH2(session: http2.ClientHttp2Session, t: Target, body: string, timeoutMs: number): Promise<string> {
+function postH2(session: http2.ClientHttp2Session, t: Target, body: string, timeoutMs: number, traceparent?: string): Promise<string> {
   const url = t.url;
   return new Promise<string>((resolve, reject) => {
     let settled = false;
@@ -108,6 +123,7 @@ function postH2(session: http2.ClientHttp2Session, t: Target, body: string, time
       'content-type': 'application/json',
       accept: 'application/json, */*',
       'content-length': Buffer.byteLength(body, 'utf8'),
+      ...(traceparent ? { traceparent } : {}),
     });
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
     let code = 0;
@@ -138,7 +154,7 @@ function postH2(session: http2.ClientHttp2Session, t: Target, body: string, time
   });
 }
 
-function postH1(t: Target, body: string, timeoutMs: number): Promise<string> {
+function postH1(t: Target, body: string, timeoutMs: number, traceparent?: string): Promise<string> {
   const url = t.url;
   return new Promise<string>((resolve, reject) => {
     let settled = false;
@@ -158,7 +174,7 @@ function postH1(t: Target, body: string, timeoutMs: number): Promise<string> {
       // endpoint IP is dialled while its DNS name is verified, as the reference does.
       servername: isIP(t.serverName) ? undefined : t.serverName,
       agent: agentFor(t),
-      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body, 'utf8') },
+      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body, 'utf8'), ...(traceparent ? { traceparent } : {}) },
     });
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
     req.on('error', (e) => fail(e.message));

@@ -6,7 +6,9 @@
  * target, so a webhook that speaks only HTTP/1.1 is served by the keep-alive pool from then on.
  */
 import http2, { type ClientHttp2Session } from 'node:http2';
+import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
+import type { Dialer } from '../../util/dialer.js';
 
 /** What a target turned out to speak. */
 export type Protocol = 'h2' | 'http/1.1';
@@ -18,6 +20,8 @@ export interface H2Target {
   readonly serverName: string;
   readonly ca?: string;
   readonly poolKey: string;
+  /** The egress selection's way to the target; undefined connects directly. */
+  readonly dialer?: Dialer;
 }
 
 /** An idle HTTP/2 connection is closed after this long, as the HTTP/1.1 pool's sockets are. */
@@ -56,11 +60,15 @@ export function h2Session(t: H2Target, isIP: boolean): Promise<ClientHttp2Sessio
   return p;
 }
 
-function connect(t: H2Target, isIP: boolean): Promise<ClientHttp2Session | undefined> {
+async function connect(t: H2Target, isIP: boolean): Promise<ClientHttp2Session | undefined> {
+  const tunnel = t.dialer ? await t.dialer.dial(t.host, t.port) : undefined;
+  return handshake(t, isIP, tunnel);
+}
+
+function handshake(t: H2Target, isIP: boolean, tunnel: Duplex | undefined): Promise<ClientHttp2Session | undefined> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
-      host: t.host,
-      port: t.port,
+      ...(tunnel ? { socket: tunnel } : { host: t.host, port: t.port }),
       ...(isIP ? {} : { servername: t.serverName }),
       ...(t.ca !== undefined ? { ca: t.ca } : {}),
       ALPNProtocols: ['h2', 'http/1.1'],

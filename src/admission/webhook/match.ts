@@ -6,10 +6,10 @@
 import type { ApiObject } from '../../api/types.js';
 import { forbidden, internalError, notFound } from '../../errors/index.js';
 import { answersFor, requestAuthorizer } from '../authorizer.js';
-import type { AdmissionDeps, AdmissionRequest, GroupVersionResource } from '../types.js';
+import type { AdmissionDeps, AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../types.js';
 import type { CompiledWebhook } from './compile.js';
 import { celValue, evaluateConditions } from './conditions.js';
-import { reviewRequest, type Invocation } from './review.js';
+import { reviewRequest, type ConvertedObjects, type Invocation } from './review.js';
 import { ruleMatches, type RuleTarget } from './rules.js';
 import type { Labels } from './selector.js';
 
@@ -66,10 +66,34 @@ function ruleInvocation(hook: CompiledWebhook, facts: RequestFacts): Invocation 
       if (sameResource(eq, req.requestResource) || !ruleMatches(rule, { ...t, resource: eq })) continue;
       const kind = facts.deps.kindOf(eq);
       if (!kind) throw internalError(`unable to convert to ${eq.group}/${eq.version}, Resource=${eq.resource}: unknown kind`);
-      return { kind, resource: eq, subResource: req.requestSubResource };
+      const converted = sameKind(kind, req.kind) ? undefined : convertedObjects(req, eq, kind, facts.deps);
+      return { kind, resource: eq, subResource: req.requestSubResource, ...(converted ? { converted } : {}) };
     }
   }
   return undefined;
+}
+
+const sameKind = (a: GroupVersionKind, b: GroupVersionKind) => a.group === b.group && a.version === b.version && a.kind === b.kind;
+
+/**
+ * The request's objects in the version of the equivalent resource `to` (kind `kind`), and the way back
+ * for a patch made against them. Without a conversion between the two versions the request fails rather
+ * than showing the webhook an object of another version than the one it registered for.
+ */
+function convertedObjects(req: AdmissionRequest, to: GroupVersionResource, kind: GroupVersionKind, deps: AdmissionDeps): ConvertedObjects {
+  const from = req.resource;
+  const fail = () => internalError(`unable to convert ${req.kind.kind} from ${from.group}/${from.version} to ${to.group}/${to.version}: no conversion between these versions`);
+  const convert = (o: ApiObject | undefined, a: GroupVersionResource, b: GroupVersionResource) => {
+    if (o === undefined) return undefined;
+    const out = deps.convertObject?.(o, a, b);
+    if (!out) throw fail();
+    return out;
+  };
+  return {
+    object: convert(req.object, from, to),
+    oldObject: convert(req.oldObject, from, to),
+    toRequestVersion: (o) => convert(o, to, from) as ApiObject,
+  };
 }
 
 /** An absent object (the new object of a DELETE) matches no selector; one without labels has none. */
@@ -94,7 +118,10 @@ export async function invocationFor(hook: CompiledWebhook, facts: RequestFacts):
   const request = reviewRequest(req, inv);
   delete request.object;
   delete request.oldObject;
-  const vars = { object: celValue(req.object ?? null), oldObject: celValue(req.oldObject ?? null), request: celValue(request) };
+  // Conditions see the objects as the webhook would (in its version).
+  const object = inv.converted ? inv.converted.object : req.object;
+  const oldObject = inv.converted ? inv.converted.oldObject : req.oldObject;
+  const vars = { object: celValue(object ?? null), oldObject: celValue(oldObject ?? null), request: celValue(request) };
   let outcome;
   if (hook.conditions.some((c) => c.usesAuthorizer)) {
     // Evaluated again until the outcome rests on real authorization answers only (cel/authorizer-answers.ts).

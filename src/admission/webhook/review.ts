@@ -12,6 +12,15 @@ export interface Invocation {
   readonly kind: GroupVersionKind;
   readonly resource: GroupVersionResource;
   readonly subResource: string;
+  /** Set when the webhook registered for another version: the objects in its version, and the way back. */
+  readonly converted?: ConvertedObjects;
+}
+
+export interface ConvertedObjects {
+  readonly object: ApiObject | undefined;
+  readonly oldObject: ApiObject | undefined;
+  /** An object in the webhook's version (a patched one) in the request's version. */
+  toRequestVersion(obj: ApiObject): ApiObject;
 }
 
 /** The options kinds the reference sends: a patch is admitted with UpdateOptions. */
@@ -47,8 +56,8 @@ export function reviewRequest(req: AdmissionRequest, inv: Invocation): Record<st
     namespace: req.namespace,
     operation: req.operation,
     userInfo: userInfoOf(req),
-    object: req.object ?? null,
-    oldObject: req.oldObject ?? null,
+    object: (inv.converted ? inv.converted.object : req.object) ?? null,
+    oldObject: (inv.converted ? inv.converted.oldObject : req.oldObject) ?? null,
     dryRun: req.dryRun,
     options: optionsOf(req),
   };

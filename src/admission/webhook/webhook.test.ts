@@ -21,6 +21,8 @@ function depsWith(objects: Record<string, ApiObject[]>): AdmissionDeps & { logs:
     },
     equivalentResources: (r) => (r.group === 'apps' && r.resource === 'deployments' ? [r, { group: 'apps', version: 'v1beta1', resource: 'deployments' }] : [r]),
     kindOf: (r) => ({ group: r.group, version: r.version, kind: r.resource === 'deployments' ? 'Deployment' : 'Pod' }),
+    // A stand-in conversion that only relabels the version, so a test can see which version was sent.
+    convertObject: (o, _from, to) => ({ ...structuredClone(o), apiVersion: `${to.group}/${to.version}` }),
     log: (m) => logs.push(m),
   };
 }
@@ -241,6 +243,24 @@ test('reference behaviour: matchPolicy Equivalent calls a webhook registered for
     assert.deepEqual(r.resource, { group: 'apps', version: 'v1beta1', resource: 'deployments' });
     assert.deepEqual(r.kind, { group: 'apps', version: 'v1beta1', kind: 'Deployment' });
     assert.deepEqual(r.requestResource, deployments);
+    assert.equal(r.object.apiVersion, 'apps/v1beta1', 'the object is sent in the webhook\'s version');
+  } finally {
+    await server.close();
+  }
+});
+
+test('reference behaviour: matchPolicy Equivalent without a conversion between the versions fails the request instead of sending another version', async () => {
+  const server = await startWebhookServer((r) => allow(r));
+  try {
+    const rules = [{ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1beta1'], resources: ['deployments'] }];
+    const deployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+    const kind = { group: 'apps', version: 'v1', kind: 'Deployment' };
+    const p = plugins([], [configuration('Validating', 'c', [hook(server, { rules })])]);
+    delete p.deps.convertObject;
+    const e = await rejection(p.validating.validate!(request({ resource: deployments, requestResource: deployments, kind, requestKind: kind })));
+    assert.equal(e.code, 500);
+    assert.match(e.message, /unable to convert Deployment from apps\/v1 to apps\/v1beta1: no conversion between these versions/);
+    assert.equal(server.reviews.length, 0);
   } finally {
     await server.close();
   }

@@ -91,6 +91,7 @@ export async function serveComponentStatuses(ctx: ResourceContext, respond: (cod
   const deprecation = deprecationOf('', 'v1', 'componentstatuses');
   const warning = deprecation?.warning;
   if (deprecation) auditDeprecation(ctx.audit, deprecation.removedRelease);
+  if (deprecation) ctx.metrics?.deprecatedApi('', 'v1', 'componentstatuses', info.subresource, deprecation.removedRelease);
   ctx.warnings = warning ? [warning] : [];
   const rep = negotiateWithTables(header(ctx.req, 'accept'), [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE]);
   if (rep.as) {

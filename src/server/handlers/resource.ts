@@ -23,8 +23,10 @@ import type { RbacIndex } from '../../authz/rbac/index.js';
 import type { AdmissionChain, WriteOptionFields } from '../../admission/index.js';
 import { admitSubresourceObject, writeAdmission } from '../admission-setup.js';
 import { deprecationOf } from '../../registry/resources/deprecated-versions.js';
+import type { ApiserverMetrics } from '../../metrics/index.js';
 import type { AuditRecord } from '../../audit/record.js';
 import { auditDeprecation } from '../audit-stage.js';
+import type { FeatureGates } from '../../features/index.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
 
@@ -36,7 +38,7 @@ export interface ResourceContext {
   registry: Registry;
   /** Ends watches when the server shuts down. */
   shutdown: AbortSignal;
-  features: { watchList: boolean; compression: boolean };
+  features: FeatureGates;
   watch: { bookmarkIntervalMs: number; minTimeoutSeconds: number; maxQueue: number; maxQueueBytes: number };
   user: UserInfo;
   auth: ResourceAuth;
@@ -48,6 +50,8 @@ export interface ResourceContext {
   admission: AdmissionChain;
   /** This request's audit event, when the policy records it: writes add their objects and annotations. */
   audit?: AuditRecord | undefined;
+  /** The server's metrics (watch events, deprecated API use). */
+  metrics?: ApiserverMetrics | undefined;
 }
 
 /** What resource handlers need from authentication and authorization (reviews, tokens, RBAC admission). */
@@ -94,6 +98,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   if (deprecation) {
     ctx.res.setHeader('Warning', warningHeaderValues([deprecation.warning]));
     auditDeprecation(ctx.audit, deprecation.removedRelease);
+    ctx.metrics?.deprecatedApi(t.group, t.version, t.plural, info.subresource, deprecation.removedRelease);
   }
   ctx.response = negotiateResponse(ctx.req, info.verb);
   const dryRun = parseDryRun(query);
@@ -140,7 +145,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
       const body = await registry.reader(t).list(namespace, listParams(query));
       if (rep.mediaType === JSON_MEDIA && !rep.as) {
-        return streamList(ctx.res, body, ctx.req.method === 'HEAD', gzipWhenLarge(ctx.req, ctx.res, ctx.features.compression));
+        return streamList(ctx.res, body, ctx.req.method === 'HEAD', gzipWhenLarge(ctx.req, ctx.res, ctx.features.enabled('APIResponseCompression')));
       }
       const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as ApiObject);
       if (rep.as) return sendRep(ctx, rep.mediaType === PROTOBUF_MEDIA_TYPE ? JSON_MEDIA : rep.mediaType, tableFor(t, rep, items, query, body.metadata));
@@ -240,7 +245,7 @@ function sendRep(ctx: ResourceContext, mediaType: string, obj: unknown): void {
 /** Get and list responses: gzip above 128 KiB when the client accepts it (spec 4.4). */
 function sendRaw(ctx: ResourceContext, mediaType: string, body: Buffer): void {
   if (ctx.req.method === 'HEAD') return sendBytes(ctx.res, 200, mediaType, Buffer.alloc(0));
-  sendBytes(ctx.res, 200, mediaType, maybeGzip(ctx.req, ctx.res, body, ctx.features.compression));
+  sendBytes(ctx.res, 200, mediaType, maybeGzip(ctx.req, ctx.res, body, ctx.features.enabled('APIResponseCompression')));
 }
 
 function sub(info: RequestInfo) {

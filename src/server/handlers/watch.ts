@@ -69,7 +69,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
     allowWatchBookmarks: flag(q, 'allowWatchBookmarks') ?? false,
     ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
-    watchListEnabled: ctx.features.watchList,
+    watchListEnabled: ctx.features.enabled('WatchList'),
     timeoutMs: watchTimeoutMs(q.get('timeoutSeconds'), ctx.watch.minTimeoutSeconds),
     bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs,
     maxQueue: ctx.watch.maxQueue,
@@ -87,8 +87,11 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
   ctx.res.on('close', stop);
   ctx.shutdown.addEventListener('abort', stop, { once: true });
   let columnsSent = 0;
+  // Found once per watch; each event then costs two field updates.
+  const sent = ctx.metrics?.watchSeries(store.type.group, store.type.version, store.type.kind);
   const events = watchFromCache(ctx.registry.reader(store.type), namespace, request, ac.signal);
   try {
+    sent?.watchers.inc();
     // Errors found before the first event (selectors, a too large resourceVersion) are still plain Statuses;
     // a watch with nothing to say yet must still send its headers, or clients wait for them.
     const first = events.next();
@@ -101,11 +104,16 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     while (!r.done) {
       // Protobuf watches re-encode each shared JSON line into the length-prefixed frame (spec 4.4).
       const bytes = table ? toTableLine(r.value, store.type, table, q, columnsSent++ === 0) : media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
+      if (sent) {
+        sent.events.inc();
+        sent.sizes.observe(bytes.length);
+      }
       if (!ctx.res.write(bytes) && !(await drained(ctx.res, ac.signal))) break;
       if (ac.signal.aborted) break;
       r = await events.next();
     }
   } finally {
+    sent?.watchers.dec();
     await events.return(undefined);
     ctx.shutdown.removeEventListener('abort', stop);
     // Before the headers went out an error is still answered as a Status, by the chain.

@@ -1,6 +1,6 @@
 /**
  * flowcontrol.apiserver/v1 and v1beta3 FlowSchema and PriorityLevelConfiguration: stored and validated here,
- * each kind on one storage in v1 (spec 9.6). Enforcing them (priority and fairness) is later work.
+ * each kind on one storage in v1 (spec 9.6). src/flowcontrol/ enforces them (priority and fairness).
  */
 import type { ApiObject } from '../../../api/types.js';
 import type { ResourceType } from '../../types.js';
