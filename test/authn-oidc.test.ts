@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '../src/index.js';
 import { parseFlags } from '../src/cmd/apiserver-flags.js';
 import { failsToStart, stopAll } from './helpers/apiserver-process.js';
 import { client } from './helpers/client.js';
+import { sample } from './helpers/metrics-text.js';
 import { signJwt, startOidcIssuer, type OidcIssuer } from './helpers/oidc-issuer.js';
 
 const AUTHN = 'authentication.orch.io';
@@ -136,8 +137,14 @@ describe('--authentication-config on a running server (spec 5.5 file table)', ()
 
   it('spec 5.5: a valid changed file takes effect within seconds; an invalid one is logged and the old one stays', async () => {
     const token = issuer.mint({ ...claims, email: 'bo@example.com' });
+    const written = Math.floor(Date.now() / 1000);
     writeFileSync(file, config('v2:'));
     await until('reloaded', async () => (await whoami(server, token)).username === 'v2:bo@example.com');
+    // Spec 3.4: the reload is reported on /metrics.
+    const metrics = await client(server)('GET', '/metrics');
+    assert.equal(metrics.status, 200);
+    const reloadedAt = sample(metrics.text, 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', { status: 'success' });
+    assert.ok(reloadedAt !== undefined && reloadedAt >= written, `last reload at ${reloadedAt}, file written at ${written}`);
     writeFileSync(file, config('v3:', false)); // claims.email without email_verified: refused (reference rule)
     await until('refusal logged', async () => logs.some((l) => l.includes('claims.email_verified must be used')));
     assert.equal((await whoami(server, token)).username, 'v2:bo@example.com');
