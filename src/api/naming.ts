@@ -213,3 +213,15 @@ export const ENCRYPTED_VALUE_PREFIX = `${MAKER}:enc:`;
 const MAKER_TITLE = `${MAKER.charAt(0).toUpperCase()}${MAKER.slice(1)}`;
 export const APF_FLOWSCHEMA_UID_HEADER = `X-${MAKER_TITLE}-PF-FlowSchema-UID`;
 export const APF_PRIORITY_LEVEL_UID_HEADER = `X-${MAKER_TITLE}-PF-PriorityLevel-UID`;
+/** Group and kind of the network proxy's configuration document (spec 2.12). */
+export const PROXY_CONFIG_GROUP = `${MAKER}proxy.config.${GROUP_SUFFIX}`;
+export const PROXY_CONFIG_KIND = `${MAKER_TITLE}ProxyConfiguration`;
+/** Group and kind of the controller manager's configuration document (spec 2.12). */
+export const CONTROLLER_MANAGER_CONFIG_GROUP = `${MAKER}controllermanager.config.${GROUP_SUFFIX}`;
+export const CONTROLLER_MANAGER_CONFIG_KIND = `${MAKER_TITLE}ControllerManagerConfiguration`;
+/** The controller manager's leader-election lock name (in SYSTEM_NAMESPACE). */
+export const CONTROLLER_MANAGER_LEASE_NAME = `${MAKER}-controller-manager`;
+/** Group and kind of the scheduler's configuration document (spec 2.12), and its leader-election lock name. */
+export const SCHEDULER_CONFIG_GROUP = `${MAKER}scheduler.config.${GROUP_SUFFIX}`;
+export const SCHEDULER_CONFIG_KIND = `${MAKER_TITLE}SchedulerConfiguration`;
+export const SCHEDULER_LEASE_NAME = `${MAKER}-scheduler`;

@@ -4,7 +4,7 @@ import { loadEgressSelector } from '../egress/index.js';
 
 export const EGRESS_FLAG_OPTIONS = { 'egress-selector-config-file': { type: 'string' } } as const;
 
-export const EGRESS_USAGE = `  --egress-selector-config-file=PATH   EgressSelectorConfiguration: how webhook calls leave the server (Direct, or an HTTP CONNECT proxy)
+export const EGRESS_USAGE = `  --egress-selector-config-file=PATH   EgressSelectorConfiguration: how webhook and etcd calls leave the server (Direct, or an HTTP CONNECT proxy)
 `;
 
 export function egressFlags(values: { 'egress-selector-config-file'?: string }, opts: { egressSelectorConfigFile?: string }): void {

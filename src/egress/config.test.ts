@@ -97,7 +97,7 @@ describe('EgressSelectorConfiguration (spec 2.12)', () => {
     assert.throws(() => parse('{ not yaml'), /^Error: egress\.yaml: cannot be parsed as YAML or JSON/);
   });
 
-  it('reference behaviour: master is logged as deprecated; master with controlplane, GRPC, and a proxied etcd are refused at start-up', () => {
+  it('reference behaviour: master is logged as deprecated; master with controlplane and GRPC (etcd included) are refused at start-up; HTTPConnect etcd gets a dialer', () => {
     const logs: string[] = [];
     const direct = { proxyProtocol: 'Direct' as const };
     const dialers = buildDialers([{ name: 'controlplane', writtenName: 'master', ...direct }], 'f', (m) => logs.push(m));
@@ -112,9 +112,12 @@ describe('EgressSelectorConfiguration (spec 2.12)', () => {
       /f: egressSelections\[0\]\.connection\.proxyProtocol: Unsupported value: "GRPC": this server does not implement the konnectivity GRPC protocol/,
     );
     assert.throws(
-      () => buildDialers([{ name: 'etcd', writtenName: 'etcd', proxyProtocol: 'HTTPConnect', transport: { tcp: { url: 'http://p:1' } } }], 'f', () => undefined),
-      /egressSelections\[0\]\.connection\.proxyProtocol: Unsupported value: "HTTPConnect": etcd connections can only be "Direct"/,
+      () => buildDialers([{ name: 'etcd', writtenName: 'etcd', proxyProtocol: 'GRPC', transport: { uds: { udsName: '/s' } } }], 'f', () => undefined),
+      /f: egressSelections\[0\]\.connection\.proxyProtocol: Unsupported value: "GRPC"/,
     );
+    const etcd = buildDialers([{ name: 'etcd', writtenName: 'etcd', proxyProtocol: 'HTTPConnect', transport: { tcp: { url: 'http://p:1' } } }], 'f', () => undefined);
+    assert.equal(typeof etcd.etcd?.dial, 'function');
+    assert.equal(etcd.controlplane, undefined);
     const built = buildDialers([{ name: 'cluster', writtenName: 'cluster', proxyProtocol: 'HTTPConnect', transport: { tcp: { url: 'http://p:1' } } }], 'f', () => undefined);
     assert.equal(typeof built.cluster?.dial, 'function');
     assert.equal(built.controlplane, undefined);

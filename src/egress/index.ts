@@ -45,9 +45,6 @@ export function buildDialers(selections: readonly EgressSelection[], where: stri
     if (s.proxyProtocol === 'GRPC') {
       throw new Error(`${at}.connection.proxyProtocol: Unsupported value: "GRPC": this server does not implement the konnectivity GRPC protocol; use "HTTPConnect" or "Direct"`);
     }
-    if (s.name === 'etcd') {
-      throw new Error(`${at}.connection.proxyProtocol: Unsupported value: "${s.proxyProtocol}": etcd connections can only be "Direct" in this server`);
-    }
     out[s.name] = httpConnectDialer(proxyEndpoint(s.transport!, `${at}.connection.transport`), s.name);
   });
   return out;

@@ -90,7 +90,7 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptio
   serviceNodePortRange?: string;
   /** `--audit-webhook-*`: the audit webhook backend (buildWebhookAuditSink in audit/webhook-sink.ts). */
   auditWebhook?: AuditWebhookOptions;
-  /** `--egress-selector-config-file`: how webhook calls leave the server (src/egress/). */
+  /** `--egress-selector-config-file`: how webhook and etcd calls leave the server (src/egress/). */
   egressSelectorConfigFile?: string;
   /** `--tracing-config-file`: request, storage and webhook spans exported over OTLP/gRPC (src/tracing/). */
   tracingConfigFile?: string;

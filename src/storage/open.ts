@@ -1,6 +1,7 @@
 import type { Backend, HistoryOptions } from './backend.js';
 import { MemoryBackend } from './memory/memory-backend.js';
 import type { CommitPeers } from './sqlite/sqlite-backend.js';
+import type { Dialer } from '../util/dialer.js';
 
 export type { CommitPeers } from './sqlite/sqlite-backend.js';
 
@@ -8,7 +9,8 @@ export type BackendSpec =
   | { type: 'memory' }
   /** `peers`: processes sharing this file that announce their commits to each other (see CommitPeers). */
   | { type: 'sqlite'; path: string; peers?: CommitPeers }
-  | { type: 'etcd'; endpoints: string[]; keyPrefix?: string };
+  /** `dialer`: the egress selector's `etcd` selection; without one the members are dialled directly. */
+  | { type: 'etcd'; endpoints: string[]; keyPrefix?: string; dialer?: Dialer };
 
 /** Opens a backend by name. The SQLite and etcd drivers load only when asked for (start-up time). */
 export async function openBackend(spec: BackendSpec, history?: HistoryOptions): Promise<Backend> {
@@ -21,7 +23,9 @@ export async function openBackend(spec: BackendSpec, history?: HistoryOptions): 
     }
     case 'etcd': {
       const { EtcdBackend } = await import('./etcd/etcd-backend.js');
-      return new EtcdBackend({ endpoints: spec.endpoints, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}), ...(history ? { history } : {}) });
+      const opts = { endpoints: spec.endpoints, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}), ...(history ? { history } : {}) };
+      if (spec.dialer) return (await import('./etcd/etcd-egress.js')).openEtcdThroughDialer(opts, spec.dialer);
+      return new EtcdBackend(opts);
     }
   }
 }

@@ -12,12 +12,14 @@ export interface ConnectProxy {
   tunnels: string[];
   /** `http://127.0.0.1:<port>`, `https://localhost:<port>` or the socket path. */
   address: string;
+  /** Cuts every open tunnel; the proxy keeps listening. */
+  cutTunnels(): void;
   close(): Promise<void>;
 }
 
 export type ProxyListen = { kind: 'tcp' } | { kind: 'tls'; cert: string; key: string; ca: string } | { kind: 'uds'; path: string };
 
-/** `refuse`: answer 403 to every CONNECT instead of tunnelling. */
+/** `refuse`: answer 403 to every CONNECT instead of tunnelling (read at each CONNECT, so it may change). */
 export async function startConnectProxy(listen: ProxyListen, opts: { refuse?: boolean } = {}): Promise<ConnectProxy> {
   const tunnels: string[] = [];
   const sockets = new Set<Duplex>();
@@ -59,6 +61,9 @@ export async function startConnectProxy(listen: ProxyListen, opts: { refuse?: bo
   return {
     tunnels,
     address,
+    cutTunnels() {
+      for (const s of sockets) s.destroy();
+    },
     async close() {
       for (const s of sockets) s.destroy();
       server.closeAllConnections();

@@ -19,8 +19,10 @@ import { ResumableWatch } from './etcd-watch.js';
 const HEALTH_TIMEOUT_MS = 2000;
 
 /** Why a health read failed, in words an operator can act on. */
-export function healthFailure(e: unknown, connected: boolean, timeoutMs: number): string {
+export function healthFailure(e: unknown, connected: boolean, timeoutMs: number, dialFailure?: string): string {
   const detail = e instanceof Error ? e.message : String(e);
+  // Through an egress proxy the channel only sees its loopback connection drop; the proxy's answer is the cause.
+  if (!connected && dialFailure !== undefined) return `etcd unreachable through the egress proxy: ${dialFailure} (${detail})`;
   if (!connected) return `etcd unreachable: no member accepts connections (${detail})`;
   if ((e instanceof StorageError && e.code === 'Timeout') || /no leader|leader changed/.test(detail)) {
     return `etcd cannot serve a linearizable read within ${timeoutMs} ms: no leader, the cluster has probably lost quorum (${detail})`;
@@ -40,6 +42,15 @@ export interface EtcdBackendOptions {
   watchRetryTimeoutMs?: number;
   /** Extra gRPC channel options. */
   channelOptions?: ChannelOptions;
+  /** Set when the endpoints are local forwarders to the real members (etcd-egress.ts). */
+  connection?: ForwardedConnection;
+}
+
+/** The forwarders an egress-proxied backend owns. */
+export interface ForwardedConnection {
+  /** Why the latest dial through the proxy failed, if it did. */
+  lastFailure(): string | undefined;
+  close(): Promise<void>;
 }
 
 /**
@@ -55,6 +66,7 @@ export class EtcdBackend implements Backend {
   private readonly watches = new Set<ResumableWatch>();
   private readonly requestTimeoutMs: number;
   private readonly watchRetryTimeoutMs: number;
+  private readonly connection: ForwardedConnection | undefined;
   /** The newest compact revision we know of (from our compactions, watch responses and probes). */
   private compactRev = 0;
   private closed = false;
@@ -63,6 +75,7 @@ export class EtcdBackend implements Backend {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.watchRetryTimeoutMs = opts.watchRetryTimeoutMs ?? 60_000;
     this.prefix = Buffer.from(opts.keyPrefix ?? '/registry');
+    this.connection = opts.connection;
     this.rpc = new EtcdRpc(opts.endpoints, this.requestTimeoutMs, opts.channelOptions);
     this.window = new HistoryWindow(opts.history);
     this.window.start(async () => void (await this.compact()));
@@ -84,7 +97,7 @@ export class EtcdBackend implements Backend {
     try {
       await this.rpc.unary('Range', { key: this.etcdKey('/health'), count_only: true }, timeoutMs);
     } catch (e) {
-      throw new StorageError('Unavailable', healthFailure(e, this.rpc.connected(), timeoutMs), { cause: e });
+      throw new StorageError('Unavailable', healthFailure(e, this.rpc.connected(), timeoutMs, this.connection?.lastFailure()), { cause: e });
     }
   }
 
@@ -209,6 +222,7 @@ export class EtcdBackend implements Backend {
     this.window.stop();
     for (const w of [...this.watches]) w.end();
     this.rpc.close();
+    await this.connection?.close();
   }
 
   /** Reads, with Compacted and FutureRevision completed with the revision the caller needs. */

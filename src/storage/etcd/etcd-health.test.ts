@@ -19,6 +19,13 @@ for (const c of cases) {
   });
 }
 
+it('spec 2.12: with etcd behind an egress proxy, a failed proxy dial is the readiness reason when no member is connected', () => {
+  const dial = 'proxy http://127.0.0.1:9 while dialing 10.0.0.1:2379: the proxy answered "HTTP/1.1 403 Forbidden"';
+  assert.equal(healthFailure(timeout, false, 2000, dial), `etcd unreachable through the egress proxy: ${dial} (${timeout.message})`);
+  // Connected again: an old dial failure no longer explains anything.
+  assert.match(healthFailure(timeout, true, 2000, dial), /lost quorum/);
+});
+
 it('etcd\'s own "context deadline exceeded" is a Timeout, not Unavailable (reference behaviour)', () => {
   assert.equal(toStorageError({ code: 2, details: 'context deadline exceeded' }, 'etcd Range').code, 'Timeout');
   assert.equal(toStorageError({ code: 4, details: 'Deadline exceeded' }, 'etcd Range').code, 'Timeout');
