@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BUDGET_EXCEEDED, celEnvironment, celValue, compileCel, evaluateMatchConditions, EvaluationBudget } from './index.js';
+import { walkAst } from './compile.js';
 
 const env = celEnvironment(['claims']);
 
@@ -39,4 +40,13 @@ test('evaluateMatchConditions: false wins over errors, errors over a match', () 
   assert.deepEqual(evaluateMatchConditions([cond('a', boom)], {}), { error: "expression 'a' resulted in error: no such key: x" });
   assert.deepEqual(evaluateMatchConditions([cond('a', () => 'yes')], {}), { error: "expression 'a' resulted in error: no such overload: must evaluate to bool" });
   assert.deepEqual(evaluateMatchConditions([cond('a', () => true), cond('b', () => true)], {}), { match: true });
+});
+
+test('walkAst: visits the arguments of function calls (nested lists in the AST)', () => {
+  const ids: string[] = [];
+  const parsed = celEnvironment(['object', 'params']).env.parse('size(object.data) <= int(params.data.max)');
+  walkAst(parsed.ast, (n) => {
+    if (n.op === 'id') ids.push(String(n.args));
+  });
+  assert.deepEqual(ids.sort(), ['object', 'params']);
 });

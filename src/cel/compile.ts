@@ -40,6 +40,11 @@ export interface AstNode {
 export function walkAst(node: unknown, visit: (n: AstNode) => void, seen = new Set<unknown>()): void {
   if (node === null || typeof node !== 'object' || seen.has(node)) return;
   seen.add(node);
+  // A call's arguments are a list inside its args (`['size', [arg]]`).
+  if (Array.isArray(node)) {
+    for (const x of node) walkAst(x, visit, seen);
+    return;
+  }
   const n = node as AstNode;
   if (typeof n.op === 'string') {
     visit(n);

@@ -23,6 +23,19 @@ export interface CompiledExpression {
   evaluate(activation: Record<string, unknown>, budget: EvaluationBudget): unknown;
   /** Whether it names `authorizer` (its evaluation then needs the authorization answers). */
   readonly usesAuthorizer: boolean;
+  /** The request inputs it names (`object`, `oldObject`, `request`, `namespaceObject`, `params`). */
+  readonly inputs: ReadonlySet<string>;
+}
+
+/** The inputs that cost a conversion per request; only those an expression names are converted. */
+const REQUEST_INPUTS = ['object', 'oldObject', 'request', 'namespaceObject', 'params'] as const;
+
+function inputsNamed(ast: unknown): Set<string> {
+  const named = new Set<string>();
+  walkAst(ast, (n) => {
+    if (n.op === 'id' && typeof n.args === 'string' && (REQUEST_INPUTS as readonly string[]).includes(n.args)) named.add(n.args);
+  });
+  return named;
 }
 
 /** Names the problems the reference's compiler reports that cel-js's checker does not. */
@@ -43,9 +56,11 @@ function referenceProblem(ast: unknown, variableNames: ReadonlySet<string>): str
  */
 export function compileExpression(expression: string, result: ResultType, variableNames: ReadonlySet<string>): CompiledExpression {
   let uses = false;
+  let inputs: ReadonlySet<string> = new Set();
   const compiled = compileCel(environment, expression, result, (ast) => {
     uses = usesAuthorizer(ast);
+    inputs = inputsNamed(ast);
     return referenceProblem(ast, variableNames);
   });
-  return { ...compiled, usesAuthorizer: uses };
+  return { ...compiled, usesAuthorizer: uses, inputs };
 }

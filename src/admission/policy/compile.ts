@@ -45,6 +45,8 @@ export interface CompiledPolicy {
   readonly auditAnnotations: readonly { readonly key: string; readonly value: CompiledExpression }[];
   /** Whether any expression names `authorizer`: its evaluation then waits for authorization answers. */
   readonly usesAuthorizer: boolean;
+  /** The request inputs any of its expressions names: only these are converted to CEL values per request. */
+  readonly inputs: ReadonlySet<string>;
   /** Set when the stored policy could not be compiled: applying it is an error. */
   readonly brokenReason?: string;
 }
@@ -110,6 +112,7 @@ export function compilePolicy(o: ApiObject): CompiledPolicy {
     validations: [],
     auditAnnotations: [],
     usesAuthorizer: false,
+    inputs: new Set<string>(),
   };
   try {
     const declared = new Set<string>();
@@ -138,7 +141,7 @@ export function compilePolicy(o: ApiObject): CompiledPolicy {
       ...compiled.validations.flatMap((v) => (v.messageExpression ? [v.check, v.messageExpression] : [v.check])),
       ...compiled.auditAnnotations.map((a) => a.value),
     ];
-    return { ...compiled, usesAuthorizer: expressions.some((e) => e.usesAuthorizer) };
+    return { ...compiled, usesAuthorizer: expressions.some((e) => e.usesAuthorizer), inputs: new Set(expressions.flatMap((e) => [...e.inputs])) };
   } catch (e) {
     return { ...base, match: compileMatch(undefined, '', true), brokenReason: (e as Error).message };
   }

@@ -66,8 +66,7 @@ function messageOf(check: CompiledExpression, message: string, messageExpression
 }
 
 export function evaluatePolicy(policy: CompiledPolicy, inputs: Inputs, budget = new EvaluationBudget()): PolicyOutcome {
-  // A child of the inputs, not a copy: a copy would read (and so convert) every input.
-  const activation = Object.create(inputs) as Record<string, unknown>;
+  const activation: Record<string, unknown> = { ...inputs };
   activation.variables = lazyVariables(policy, activation, budget);
   const failures: PolicyFailure[] = [];
   const fail = (message: string, reason = 'Invalid', fieldPath = '', expressionIndex = -1) => {

@@ -104,29 +104,17 @@ function evaluateWithAuthorizer(policy: CompiledPolicy, inputs: Inputs, req: Adm
   return answers.evaluate(() => evaluatePolicy(policy, withAuthorizer, new EvaluationBudget()));
 }
 
-/**
- * The inputs as CEL values, each converted on first read: converting a whole object costs more than most
- * policies' expressions, and many read only `object`. CEL reads variables as plain property reads.
- */
-function lazyCelValues(raw: Record<string, unknown>): Inputs {
-  const out: Inputs = {};
-  for (const [name, value] of Object.entries(raw)) {
-    Object.defineProperty(out, name, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const v = celValue(value);
-        Object.defineProperty(out, name, { value: v, enumerable: true });
-        return v;
-      },
-    });
-  }
-  return out;
+/** `inputs` plus one more variable (a small plain object: CEL reads it fastest). */
+function withValue(inputs: Inputs, name: string, value: unknown): Inputs {
+  return { ...inputs, [name]: value };
 }
 
-/** `inputs` plus one more variable, without reading (and so converting) the others. */
-function withValue(inputs: Inputs, name: string, value: unknown): Inputs {
-  return Object.create(inputs, { [name]: { value, enumerable: true } }) as Inputs;
+/** The AdmissionReview request as policies see it: without the objects (those are inputs of their own). */
+function requestInput(req: AdmissionRequest): Record<string, unknown> {
+  const request = reviewRequest(req, { kind: req.kind, resource: req.resource, subResource: req.subResource });
+  delete request.object;
+  delete request.oldObject;
+  return request;
 }
 
 async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionRequest, deps: AdmissionDeps): Promise<void> {
@@ -134,12 +122,17 @@ async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionReque
   let inputs: Promise<Inputs> | undefined;
   // Built once, and only when some binding applies.
   const lazyInputs = () =>
-    (inputs ??= namespaceObjectOf(req, deps).then((ns) => {
-      const request = reviewRequest(req, { kind: req.kind, resource: req.resource, subResource: req.subResource });
-      delete request.object;
-      delete request.oldObject;
-      return lazyCelValues({ object: req.object ?? null, oldObject: req.oldObject ?? null, request, namespaceObject: ns });
-    }));
+    (inputs ??= (async () => {
+      // Converting a whole object costs more than most expressions: only the inputs some applicable
+      // policy names are built and converted; the others are null (no expression reads them).
+      const named = (name: string) => pairs.some((p) => p.policy.inputs.has(name));
+      return {
+        object: named('object') ? celValue(req.object ?? null) : null,
+        oldObject: named('oldObject') ? celValue(req.oldObject ?? null) : null,
+        request: named('request') ? celValue(requestInput(req)) : null,
+        namespaceObject: named('namespaceObject') ? celValue(await namespaceObjectOf(req, deps)) : null,
+      };
+    })());
   const verdict = new Verdict();
   for (const pair of pairs) await applyPair(pair, facts, lazyInputs, verdict, deps);
   if (verdict.audit.length > 0) req.annotate(POLICY_VALIDATION_FAILURE_ANNOTATION, JSON.stringify(verdict.audit));
