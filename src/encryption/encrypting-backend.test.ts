@@ -6,7 +6,9 @@ import { backendContract, take } from '../storage/testing/contract.js';
 import type { Peer } from '../storage/testing/peer.js';
 import { ENCRYPTION_CONFIG_VERSION, parseEncryptionConfiguration } from './config.js';
 import { EncryptingBackend } from './encrypting-backend.js';
-import { buildTransformers } from './transformers.js';
+import { AesGcmProvider } from './providers.js';
+import { buildTransformers, EncryptionTransformers } from './transformers.js';
+import type { EncryptionProvider } from './types.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -188,5 +190,53 @@ describe('spec 2.12: the encrypting wrapper', () => {
     while (first?.type === 'PROGRESS') first = (await it.next()).value;
     ac.abort();
     assert.ok(first && first.type === 'PUT' && isStorageError(first.kv.unreadable, 'Unreadable') && first.kv.value.length === 0);
+  });
+});
+
+/** A local provider answering through promises, as a KMS provider does (remote calls). */
+function asyncProvider(inner: EncryptionProvider): EncryptionProvider {
+  return {
+    name: inner.name,
+    prefix: inner.prefix,
+    encrypt: async (plain, aad) => inner.encrypt(plain, aad),
+    decrypt: async (sealed, aad) => inner.decrypt(sealed, aad),
+  };
+}
+
+describe('spec 2.12: the encrypting wrapper with providers that answer asynchronously (KMS)', () => {
+  const wrongKey = asyncProvider(new AesGcmProvider('k', Buffer.alloc(32, 9)));
+  const rightKey = asyncProvider(new AesGcmProvider('k', Buffer.alloc(32, 1)));
+  const over = (inner: Backend, readers: EncryptionProvider[]) =>
+    new EncryptingBackend(inner, { transformers: new EncryptionTransformers(new Map([['secrets', { writer: readers[0]!, readers }]]), []), resourceOf });
+
+  it('spec 2.12: writes are sealed and read back; a failing reader falls through to the next one, and the value is marked stale', async () => {
+    const inner = new MemoryBackend({ compactIntervalMs: 0 });
+    await over(inner, [rightKey]).create(SECRET, enc(PLAINTEXT));
+    assert.ok(dec((await inner.get(SECRET))!.value).startsWith(`${ENCRYPTED_VALUE_PREFIX}aesgcm:v1:k:`));
+    const rotated = over(inner, [wrongKey, rightKey]);
+    const kv = (await rotated.get(SECRET))!;
+    assert.equal(dec(kv.value), PLAINTEXT);
+    assert.equal(kv.stale, true);
+    assert.equal(dec((await rotated.list('/registry/core/secrets/')).items[0]!.value), PLAINTEXT);
+  });
+
+  it('spec 2.12: a value no asynchronous reader opens fails that read, naming the key and each reason', async () => {
+    const inner = new MemoryBackend({ compactIntervalMs: 0 });
+    await over(inner, [rightKey]).create(SECRET, enc(PLAINTEXT));
+    await assert.rejects(over(inner, [wrongKey]).get(SECRET), (e: unknown) =>
+      isStorageError(e, 'Unreadable') && e.message.includes(SECRET) && /aesgcm:v1:k: message authentication failed/.test(e.message),
+    );
+  });
+
+  it('spec 2.12: watch events of another handle\'s writes arrive decrypted through an asynchronous reader', async () => {
+    const inner = new MemoryBackend({ compactIntervalMs: 0 });
+    const reader = over(inner, [rightKey]);
+    const ac = new AbortController();
+    const events = take(reader.watch('/registry/core/secrets/', await inner.currentRevision(), ac.signal), 1);
+    await over(inner, [rightKey]).create(SECRET, enc(PLAINTEXT));
+    const [e] = await events;
+    ac.abort();
+    assert.equal(e!.type, 'PUT');
+    assert.equal(dec((e as { kv: KeyValue }).kv.value), PLAINTEXT);
   });
 });

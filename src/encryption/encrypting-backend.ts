@@ -35,8 +35,9 @@ export interface EncryptingBackendOptions {
 const EMPTY = new Uint8Array(0);
 /** Own writes whose plain value is kept for the watch event that follows each (see `recent`). */
 const RECENT_WRITES = 1024;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** The storage key as authenticated data (Buffer.from is cheaper than TextEncoder for short strings). */
+const aadOf = (key: string): Uint8Array => Buffer.from(key, 'utf8');
 
 export class EncryptingBackend implements Backend {
   readonly name: string;
@@ -44,11 +45,11 @@ export class EncryptingBackend implements Backend {
   private readonly resourceOf: (key: string) => string | undefined;
   readonly requestProgress?: (revision: number) => void;
   /**
-   * The plain values of this handle's latest sealed writes by `<modRevision> <key>` (a revision names one
-   * write of the whole store, so the bytes there are exactly these). The watch cache then gets its own
-   * writes back without decrypting them again: half the cipher work of a write.
+   * The plain values of this handle's latest sealed writes by modRevision (a revision names one write of
+   * the whole store, so the bytes at that revision and key are exactly these). The watch cache then gets
+   * its own writes back without decrypting them again: half the cipher work of a write.
    */
-  private readonly recent = new Map<string, { plain: Uint8Array; writer: EncryptionProvider }>();
+  private readonly recent = new Map<number, { key: string; plain: Uint8Array; writer: EncryptionProvider }>();
 
   constructor(private readonly inner: Backend, opts: EncryptingBackendOptions) {
     this.name = inner.name;
@@ -88,7 +89,10 @@ export class EncryptingBackend implements Backend {
     const r = await this.inner.list(prefix, opts);
     const mark = opts?.markUnreadable === true;
     const items: KeyValue[] = new Array(r.items.length);
-    for (let i = 0; i < r.items.length; i++) items[i] = await this.open(r.items[i] as KeyValue, mark);
+    for (let i = 0; i < r.items.length; i++) {
+      const kv = this.open(r.items[i] as KeyValue, mark);
+      items[i] = isKeyValue(kv) ? kv : await kv;
+    }
     return { items, revision: r.revision, more: r.more };
   }
 
@@ -98,22 +102,24 @@ export class EncryptingBackend implements Backend {
 
   async create(key: string, value: Uint8Array): Promise<KeyValue> {
     const writer = this.transformerOf(key).writer;
-    const kv = await this.inner.create(key, await this.seal(writer, key, value));
+    const sealed = this.seal(writer, key, value);
+    const kv = await this.inner.create(key, sealed instanceof Uint8Array ? sealed : await sealed);
     this.remember(writer, kv, value);
     return { key: kv.key, value, createRevision: kv.createRevision, modRevision: kv.modRevision };
   }
 
   async update(key: string, value: Uint8Array, expectedModRevision: number): Promise<KeyValue> {
     const writer = this.transformerOf(key).writer;
-    const kv = await this.inner.update(key, await this.seal(writer, key, value), expectedModRevision);
+    const sealed = this.seal(writer, key, value);
+    const kv = await this.inner.update(key, sealed instanceof Uint8Array ? sealed : await sealed, expectedModRevision);
     this.remember(writer, kv, value);
     return { key: kv.key, value, createRevision: kv.createRevision, modRevision: kv.modRevision };
   }
 
   private remember(writer: EncryptionProvider, kv: KeyValue, plain: Uint8Array): void {
     if (writer.prefix.length === 0) return;
-    this.recent.set(`${kv.modRevision} ${kv.key}`, { plain, writer });
-    if (this.recent.size > RECENT_WRITES) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(kv.modRevision, { key: kv.key, plain, writer });
+    if (this.recent.size > RECENT_WRITES) this.recent.delete(this.recent.keys().next().value as number);
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -140,9 +146,20 @@ export class EncryptingBackend implements Backend {
     for await (const e of feed) {
       if (e.type === 'PROGRESS') yield e;
       else if (e.type === 'PUT') {
-        const kv = await this.open(e.kv, mark);
-        yield e.prev ? { type: 'PUT', revision: e.revision, kv, prev: await this.open(e.prev, mark) } : { type: 'PUT', revision: e.revision, kv };
-      } else yield { type: 'DELETE', revision: e.revision, key: e.key, prev: await this.open(e.prev, mark) };
+        // open is synchronous for local providers: await only what is a promise (a KMS call).
+        let kv = this.open(e.kv, mark);
+        if (!isKeyValue(kv)) kv = await kv;
+        if (!e.prev) yield { type: 'PUT', revision: e.revision, kv };
+        else {
+          let prev = this.open(e.prev, mark);
+          if (!isKeyValue(prev)) prev = await prev;
+          yield { type: 'PUT', revision: e.revision, kv, prev };
+        }
+      } else {
+        let prev = this.open(e.prev, mark);
+        if (!isKeyValue(prev)) prev = await prev;
+        yield { type: 'DELETE', revision: e.revision, key: e.key, prev };
+      }
     }
   }
 
@@ -151,26 +168,31 @@ export class EncryptingBackend implements Backend {
     return resource === undefined ? EncryptionTransformers.plain : this.transformers.forResource(resource);
   }
 
-  private async seal(writer: EncryptionProvider, key: string, value: Uint8Array): Promise<Uint8Array> {
+  /** Synchronous for local providers, so a write takes no extra promise hop; a KMS provider returns a promise. */
+  private seal(writer: EncryptionProvider, key: string, value: Uint8Array): Uint8Array | Promise<Uint8Array> {
     if (writer.prefix.length === 0) return value;
-    const sealed = await writer.encrypt(value, encoder.encode(key));
-    const out = new Uint8Array(writer.prefix.length + sealed.length);
-    out.set(writer.prefix, 0);
-    out.set(sealed, writer.prefix.length);
-    return out;
+    const sealed = writer.encrypt(value, aadOf(key));
+    return sealed instanceof Uint8Array ? withPrefix(writer.prefix, sealed) : sealed.then((s) => withPrefix(writer.prefix, s));
   }
 
-  /** The plain value of `kv`; `mark` returns an unreadable one as a marked item instead of throwing. */
-  private async open(kv: KeyValue, mark: boolean): Promise<KeyValue> {
+  /**
+   * The plain value of `kv`; `mark` returns an unreadable one as a marked item instead of throwing (a sync
+   * throw here becomes a rejection in the async callers). Synchronous unless a provider's decrypt is not.
+   */
+  private open(kv: KeyValue, mark: boolean): KeyValue | Promise<KeyValue> {
     const t = this.transformerOf(kv.key);
-    const value = kv.value;
-    const own = this.recent.size > 0 ? this.recent.get(`${kv.modRevision} ${kv.key}`) : undefined;
-    if (own && startsWith(value, own.writer.prefix)) {
+    const own = this.recent.size > 0 ? this.recent.get(kv.modRevision) : undefined;
+    if (own && own.key === kv.key && startsWith(kv.value, own.writer.prefix)) {
       const base = { key: kv.key, value: own.plain, createRevision: kv.createRevision, modRevision: kv.modRevision };
       return own.writer === t.writer ? base : { ...base, stale: true };
     }
-    const failures: string[] = [];
-    for (let i = 0; i < t.readers.length; i++) {
+    return this.tryReaders(kv, t, 0, [], mark);
+  }
+
+  /** Tries the readers of `t` from index `from` on; `failures` collects why earlier ones could not open it. */
+  private tryReaders(kv: KeyValue, t: ResourceTransformer, from: number, failures: string[], mark: boolean): KeyValue | Promise<KeyValue> {
+    const value = kv.value;
+    for (let i = from; i < t.readers.length; i++) {
       const p = t.readers[i] as EncryptionProvider;
       if (p.prefix.length === 0) {
         // Identity reads only what was never encrypted; an encrypted value needs its key.
@@ -178,17 +200,43 @@ export class EncryptingBackend implements Backend {
         return i === 0 ? kv : { ...kv, stale: true };
       }
       if (!startsWith(value, p.prefix)) continue;
+      let plain: Uint8Array | Promise<Uint8Array>;
       try {
-        const plain = await p.decrypt(value.subarray(p.prefix.length), encoder.encode(kv.key));
-        return { key: kv.key, value: plain, createRevision: kv.createRevision, modRevision: kv.modRevision, ...(i === 0 ? {} : { stale: true }) };
+        plain = p.decrypt(value.subarray(p.prefix.length), aadOf(kv.key));
       } catch (e) {
-        failures.push(`${decoder.decode(p.prefix)} ${e instanceof Error ? e.message : String(e)}`);
+        failures.push(failure(p, e));
+        continue;
       }
+      if (plain instanceof Uint8Array) return opened(kv, plain, i);
+      return plain.then(
+        (x) => opened(kv, x, i),
+        (e: unknown) => {
+          failures.push(failure(p, e));
+          return this.tryReaders(kv, t, i + 1, failures, mark);
+        },
+      );
     }
     const err = new StorageError('Unreadable', `cannot read the stored value of ${kv.key}: ${reason(value, failures)}`, { key: kv.key });
     if (!mark) throw err;
     return { key: kv.key, value: EMPTY, createRevision: kv.createRevision, modRevision: kv.modRevision, unreadable: err };
   }
+}
+
+function isKeyValue(x: KeyValue | Promise<KeyValue>): x is KeyValue {
+  return !(x instanceof Promise);
+}
+
+function withPrefix(prefix: Uint8Array, sealed: Uint8Array): Uint8Array {
+  return Buffer.concat([prefix, sealed], prefix.length + sealed.length);
+}
+
+/** `kv` with its plain value; a value opened by a reader other than the writer is marked stale (rewrite it). */
+function opened(kv: KeyValue, plain: Uint8Array, reader: number): KeyValue {
+  return { key: kv.key, value: plain, createRevision: kv.createRevision, modRevision: kv.modRevision, ...(reader === 0 ? {} : { stale: true }) };
+}
+
+function failure(p: EncryptionProvider, e: unknown): string {
+  return `${decoder.decode(p.prefix)} ${e instanceof Error ? e.message : String(e)}`;
 }
 
 function reason(value: Uint8Array, failures: readonly string[]): string {

@@ -3,7 +3,7 @@ import { createDecipheriv } from 'node:crypto';
 import { describe, it } from 'node:test';
 import nacl from 'tweetnacl';
 import { ENCRYPTED_VALUE_PREFIX } from '../api/naming.js';
-import { AesCbcProvider, AesGcmProvider, IdentityProvider, isEncrypted, SecretboxProvider } from './providers.js';
+import { AesCbcProvider, AesGcmProvider, IdentityProvider, isEncrypted, SecretboxProvider, secureRandom } from './providers.js';
 import type { EncryptionProvider } from './types.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -153,5 +153,25 @@ describe('spec 2.12: known answers (NIST vectors in the reference layout)', () =
     assert.deepEqual(new Uint8Array(out.subarray(0, 24)), nonce);
     assert.deepEqual(new Uint8Array(out.subarray(24)), nacl.secretbox(enc('hello'), nonce, k));
     assert.equal(dec(nacl.secretbox.open(out.subarray(24), nonce, k)!), 'hello');
+  });
+});
+
+describe('reference behaviour: nonces from the pooled random source', () => {
+  it('reference behaviour: every nonce is fresh, and one handed out keeps its bytes when the pool is replaced', () => {
+    const first = secureRandom(12);
+    const kept = Uint8Array.from(first);
+    const seen = new Set<string>([Buffer.from(first).toString('hex')]);
+    // 2,000 nonces of 12 bytes span several 4 KiB pools.
+    for (let i = 0; i < 2000; i++) {
+      const n = secureRandom(12);
+      assert.equal(n.length, 12);
+      seen.add(Buffer.from(n).toString('hex'));
+    }
+    assert.equal(seen.size, 2001);
+    assert.deepEqual(first, kept);
+  });
+
+  it('reference behaviour: a request larger than the pool is served whole', () => {
+    assert.equal(secureRandom(10_000).length, 10_000);
   });
 });

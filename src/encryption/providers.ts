@@ -6,14 +6,32 @@
  * - identity:  the plain bytes, no prefix
  * Node's crypto has no XSalsa20, hence tweetnacl for secretbox.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { ENCRYPTED_VALUE_PREFIX } from '../api/naming.js';
 import type { EncryptionProvider } from './types.js';
 
 /** Where nonces and IVs come from; tests pass a fixed source for known-answer checks. */
 export type RandomSource = (size: number) => Uint8Array;
-const secureRandom: RandomSource = (n) => randomBytes(n);
+
+/**
+ * Nonces come from a pool filled from the CSPRNG 4 KiB at a time: each call into OpenSSL's generator costs
+ * far more than the few bytes a write needs (it was the largest single cost of an aesgcm write). Every byte
+ * is handed out once, and an exhausted pool is replaced rather than refilled, so a nonce already handed out
+ * never changes under its holder.
+ */
+const POOL_SIZE = 4096;
+let pool = new Uint8Array(0);
+let poolAt = 0;
+export const secureRandom: RandomSource = (n) => {
+  if (n > POOL_SIZE) return randomFillSync(new Uint8Array(n));
+  if (poolAt + n > pool.length) {
+    pool = randomFillSync(new Uint8Array(POOL_SIZE));
+    poolAt = 0;
+  }
+  poolAt += n;
+  return pool.subarray(poolAt - n, poolAt);
+};
 
 const GCM_NONCE = 12;
 const GCM_TAG = 16;
