@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   encryption: () => import('./encryption.js'),
   apf: () => import('./apf.js'),
   metrics: () => import('./metrics.js'),
+  tracing: () => import('./tracing.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -4,7 +4,7 @@
  * OTLP/gRPC collector in this process). Run in that order: once a span has been current, Node 20's
  * AsyncLocalStorage keeps its promise hooks on for the rest of the process.
  *
- *   npx tsx bench/tracing.ts        (BENCH_PHASE_MS sets each phase's length, default 4000)
+ *   npm run bench -- tracing        (BENCH_PHASE_MS sets each phase's length, default 4000)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,18 +47,20 @@ async function measure(label: string, tracingConfigFile: string | undefined): Pr
   return { create: create.perSecond, get: get.perSecond };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'orch-bench-tracing-'));
-const c = await collector();
-const file = (rate: number) => {
-  const f = join(dir, `tracing-${rate}.yaml`);
-  writeFileSync(f, `apiVersion: ${TRACING_CONFIG_GROUP}/v1beta1\nkind: TracingConfiguration\nendpoint: ${c.endpoint}\nsamplingRatePerMillion: ${rate}\n`);
-  return f;
-};
-const off = await measure('off', undefined);
-const zero = await measure('rate-0', file(0));
-const all = await measure('rate-1e6', file(1_000_000));
-const ratio = (x: number, y: number) => `${((x / y) * 100).toFixed(1)} %`;
-console.log(`rate 0 vs off:   create ${ratio(zero.create, off.create)}, get ${ratio(zero.get, off.get)}`);
-console.log(`rate 1e6 vs off: create ${ratio(all.create, off.create)}, get ${ratio(all.get, off.get)}; spans received ${c.received()}`);
-c.close();
-rmSync(dir, { recursive: true, force: true });
+export async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-tracing-'));
+  const c = await collector();
+  const file = (rate: number) => {
+    const f = join(dir, `tracing-${rate}.yaml`);
+    writeFileSync(f, `apiVersion: ${TRACING_CONFIG_GROUP}/v1beta1\nkind: TracingConfiguration\nendpoint: ${c.endpoint}\nsamplingRatePerMillion: ${rate}\n`);
+    return f;
+  };
+  const off = await measure('off', undefined);
+  const zero = await measure('rate-0', file(0));
+  const all = await measure('rate-1e6', file(1_000_000));
+  const ratio = (x: number, y: number) => `${((x / y) * 100).toFixed(1)} %`;
+  console.log(`rate 0 vs off:   create ${ratio(zero.create, off.create)}, get ${ratio(zero.get, off.get)}`);
+  console.log(`rate 1e6 vs off: create ${ratio(all.create, off.create)}, get ${ratio(all.get, off.get)}; spans received ${c.received()}`);
+  c.close();
+  rmSync(dir, { recursive: true, force: true });
+}
