@@ -14,6 +14,6 @@ export type {
 export { AdmissionChain } from './chain.js';
 export { buildAdmissionChain, planAdmission, type AdmissionOptions } from './build.js';
 export { ADMISSION_CONFIG_VERSIONS, AdmissionConfigError, loadAdmissionConfiguration, parseAdmissionConfiguration } from './config.js';
-export { DEFAULT_ON_PLUGINS, DEFAULTS_NOT_IMPLEMENTED, ORDERED_PLUGINS, PLUGIN_FACTORIES, resolvePlugins } from './plugins.js';
+export { DEFAULT_ON_PLUGINS, ORDERED_PLUGINS, PLUGIN_FACTORIES, resolvePlugins } from './plugins.js';
 export { optionsFor, WriteAdmission, type WriteAttributes, type WriteOptionFields } from './write.js';
 export { forbiddenFor } from './plugins/common.js';
