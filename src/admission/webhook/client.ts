@@ -127,30 +127,40 @@ function postH2(session: http2.ClientHttp2Session, t: Target, body: string, time
     });
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
     let code = 0;
-    const chunks: Buffer[] = [];
-    let size = 0;
     stream.on('response', (headers) => {
       code = Number(headers[':status'] ?? 0);
     });
-    stream.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_ANSWER_BYTES) return fail(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-      chunks.push(c);
-    });
-    stream.on('error', (e) => fail(e.message));
     stream.on('close', () => {
-      if (settled) return;
-      if (code === 0) return fail('the connection closed before an answer');
+      if (!settled && code === 0) fail('the connection closed before an answer');
     });
-    stream.on('end', () => {
+    collectAnswer(stream, () => code, fail, (text) => {
       if (settled) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (code < 200 || code > 206) return fail(`the server answered ${code}: ${text.slice(0, 256)}`);
       settled = true;
       clearTimeout(timer);
       resolve(text);
     });
     stream.end(body, 'utf8');
+  });
+}
+
+/**
+ * Reads an answer of at most MAX_ANSWER_BYTES from `source` (an HTTP/2 stream or an HTTP/1.1 response);
+ * at its end a 2xx answer's text goes to `done`, any other status to `fail`.
+ */
+function collectAnswer(source: NodeJS.EventEmitter, status: () => number, fail: (why: string) => void, done: (text: string) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  source.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_ANSWER_BYTES) return fail(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    chunks.push(c);
+  });
+  source.on('error', (e: Error) => fail(e.message));
+  source.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = status();
+    if (code < 200 || code > 206) return fail(`the server answered ${code}: ${text.slice(0, 256)}`);
+    done(text);
   });
 }
 
@@ -179,19 +189,8 @@ function postH1(t: Target, body: string, timeoutMs: number, traceparent?: string
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
     req.on('error', (e) => fail(e.message));
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_ANSWER_BYTES) return fail(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-        chunks.push(c);
-      });
-      res.on('error', (e) => fail(e.message));
-      res.on('end', () => {
+      collectAnswer(res, () => res.statusCode ?? 0, fail, (text) => {
         if (settled) return;
-        const text = Buffer.concat(chunks).toString('utf8');
-        const code = res.statusCode ?? 0;
-        if (code < 200 || code > 206) return fail(`the server answered ${code}: ${text.slice(0, 256)}`);
         settled = true;
         clearTimeout(timer);
         resolve(text);
