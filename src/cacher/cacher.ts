@@ -52,6 +52,8 @@ export class Cacher {
   stop(): void {
     this.ac.abort();
     for (const w of this.waiters.splice(0)) w.resolve(false);
+    // Watches of a cache that stops (its type is no longer served) end; clients re-watch and learn why.
+    for (const r of [...this.resetListeners]) r();
   }
 
   /**

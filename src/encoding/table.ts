@@ -21,6 +21,8 @@ export interface TableColumnSource {
 /** What the renderer needs from a resource type; `schema` only supplies column descriptions. */
 export interface TableSource {
   tableColumns: readonly TableColumnSource[];
+  /** A custom resource: its printer columns are the whole table after Name (the reference adds no Age). */
+  custom?: boolean;
   schema?: { properties?: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> };
 }
 
@@ -144,8 +146,9 @@ function columnsOf(type: TableSource): RenderColumn[] {
     ];
   }
   const own: RenderColumn[] = type.tableColumns.map((c) => ({ def: definition(c), cell: (o) => c.value(o) }));
-  // A type that lists its own Age column places it itself (the quota table shows it first).
-  if (own.some((c) => c.def.name === 'Age')) return [name, ...own];
+  // A type that lists its own Age column places it itself (the quota table shows it first); a CRD's
+  // printer columns are taken as they are.
+  if (type.custom || own.some((c) => c.def.name === 'Age')) return [name, ...own];
   const ageColumn: RenderColumn = {
     def: definition({ name: 'Age', type: 'string', description: created, priority: 0 }),
     cell: age,

@@ -24,6 +24,7 @@ export const KNOWN_GATES = {
   APIResponseCompression: { stage: 'BETA', default: true, controls: 'gzip of large GET and LIST responses' },
   APIServerTracing: { stage: 'BETA', default: true, controls: '--tracing-config-file' },
   ConsistentListFromCache: { stage: 'BETA', default: true, controls: 'lists without resourceVersion served from the watch cache' },
+  CustomResourceFieldSelectors: { stage: 'BETA', default: true, controls: 'field selectors on the selectableFields of custom resources' },
   StorageVersionHash: { stage: 'BETA', default: true, controls: 'storageVersionHash in discovery documents' },
   StructuredAuthenticationConfiguration: { stage: 'BETA', default: true, controls: '--authentication-config' },
   StructuredAuthorizationConfiguration: { stage: 'BETA', default: true, controls: '--authorization-config' },
@@ -52,7 +53,6 @@ export const UNAVAILABLE_GATES: Readonly<Record<string, string>> = {
   APIPriorityAndFairness: 'removed in release 1.31; the feature is always on',
   APISelfSubjectReview: 'removed in release 1.30; the API is always served',
   AuthorizeWithSelectors: 'the reference has it as an alpha gate, but this server does not implement authorization with selectors',
-  CustomResourceFieldSelectors: 'this server does not serve CustomResourceDefinitions',
   AggregatedDiscoveryEndpoint: 'this server does not serve aggregated discovery',
 };
 

@@ -2,6 +2,7 @@ import type { ApiObject } from '../api/types.js';
 import { jsonStringEnd } from '../encoding/index.js';
 import { apiVersionOf } from '../api/types.js';
 import { setOwn } from '../patch/index.js';
+import { internalError } from '../errors/index.js';
 import type { KeyValue } from '../storage/index.js';
 import type { ResourceType } from './types.js';
 
@@ -28,7 +29,19 @@ export function encodeForStorage(type: ResourceType, obj: ApiObject): Uint8Array
 }
 
 export function decodeFromStorage(type: ResourceType, value: Uint8Array, revision: number): ApiObject {
-  const stored = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
+  const stored = parseStored(value);
+  // A type converted asynchronously cannot be read here: refuse rather than relabel another version's data.
+  if (type.asyncConversion && stored.apiVersion !== apiVersionOf(type.group, type.version)) {
+    throw internalError(`${type.kind} ${stored.metadata?.name ?? ''} is stored as ${String(stored.apiVersion)} and must be converted asynchronously to ${apiVersionOf(type.group, type.version)}`);
+  }
+  return finishDecode(type, stored, revision);
+}
+
+function parseStored(value: Uint8Array): ApiObject {
+  return JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
+}
+
+function finishDecode(type: ResourceType, stored: ApiObject, revision: number): ApiObject {
   const obj = type.fromStorage ? type.fromStorage(stored) : stored;
   obj.apiVersion = apiVersionOf(type.group, type.version);
   obj.kind = type.kind;
@@ -37,6 +50,45 @@ export function decodeFromStorage(type: ResourceType, value: Uint8Array, revisio
 }
 
 export const decodeKV = (type: ResourceType, kv: KeyValue) => decodeFromStorage(type, kv.value, kv.modRevision);
+
+/**
+ * A stored object as written, in whatever version that was, with its resourceVersion: what selectors of a
+ * type converted asynchronously look at (the reference filters the stored form too).
+ */
+export function decodeUnconverted(value: Uint8Array, revision: number): ApiObject {
+  const obj = parseStored(value);
+  obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: String(revision) };
+  return obj;
+}
+
+/** Stored values decoded in the type's version; a type converted asynchronously converts them in one batch. */
+export async function decodeConverted(type: ResourceType, values: readonly { value: Uint8Array; modRevision: number }[]): Promise<ApiObject[]> {
+  const conversion = type.asyncConversion;
+  if (!conversion) return values.map((v) => decodeFromStorage(type, v.value, v.modRevision));
+  return convertUnconverted(type, values.map((v) => decodeUnconverted(v.value, v.modRevision)));
+}
+
+/** Objects from `decodeUnconverted` in the type's version, in one batch of its asynchronous conversion. */
+export async function convertUnconverted(type: ResourceType, objects: ApiObject[]): Promise<ApiObject[]> {
+  if (objects.length === 0) return [];
+  const revisions = objects.map((o) => o.metadata?.resourceVersion);
+  const converted = type.asyncConversion ? await type.asyncConversion.convert(objects, apiVersionOf(type.group, type.version)) : objects;
+  return converted.map((o, i) => finishDecode(type, o, Number(revisions[i])));
+}
+
+/** `encodeForStorage` after converting to the storage version where that needs a call out. */
+export async function encodeConverted(type: ResourceType, obj: ApiObject): Promise<Uint8Array> {
+  const conversion = type.asyncConversion;
+  if (!conversion) return encodeForStorage(type, obj);
+  const [stored] = await conversion.convert([obj], conversion.storageApiVersion);
+  return encodeForStorage(type, stored as ApiObject);
+}
+
+/** JSON response bytes of stored values in the type's version (`objectJson`, or one conversion batch). */
+export async function objectsJson(type: ResourceType, values: readonly { value: Uint8Array; modRevision: number }[]): Promise<Buffer[]> {
+  if (!type.asyncConversion) return values.map((v) => objectJson(type, v.value, v.modRevision));
+  return (await decodeConverted(type, values)).map((o) => Buffer.from(JSON.stringify(o)));
+}
 
 const PREFIX = Buffer.from('{"metadata":{');
 const EMPTY_META = PREFIX.length; // index of the byte after `{"metadata":{`

@@ -10,8 +10,8 @@ import {
   type FieldSelector,
   type LabelSelector,
 } from '../selectors/index.js';
-import { isStorageError, type Backend } from '../storage/index.js';
-import { decodeKV } from './codec.js';
+import { isStorageError, type Backend, type KeyValue } from '../storage/index.js';
+import { decodeConverted, decodeKV, decodeUnconverted } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
 import { beyondAnyRevision, boundedValue, canonicalResourceVersion, parseResourceVersion } from './resource-version.js';
@@ -115,7 +115,9 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
     if (mode.revision > current) throw tooLarge(mode.text);
   }
   const limit = p.limit && p.limit > 0 ? p.limit : 0;
-  const items: ApiObject[] = [];
+  let items: ApiObject[] = [];
+  // A type converted by a call out is filtered in its stored form and converted in one batch at the end.
+  const unconverted: KeyValue[] = [];
   let next: string | undefined;
   for (;;) {
     // With a selector, read ahead in larger pages: most keys may not match.
@@ -135,6 +137,13 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
       if (limit && items.length >= limit) break;
       const kv = page.items[i]!;
       lastKey = kv.key;
+      if (type.asyncConversion) {
+        if (filter.matches(decodeUnconverted(kv.value, kv.modRevision))) {
+          unconverted.push(kv);
+          items.push(undefined as unknown as ApiObject); // counts toward the limit
+        }
+        continue;
+      }
       const obj = decodeKV(type, kv);
       if (filter.matches(obj)) items.push(obj);
     }
@@ -147,6 +156,7 @@ export async function listObjects(type: ResourceType, backend: Backend, namespac
       break;
     }
   }
+  if (type.asyncConversion) items = await decodeConverted(type, unconverted);
   const result: ListResult = { items, resourceVersion: String(revision) };
   if (next) result.continue = encodeContinue({ rv: revision as number, start: next });
   return result;

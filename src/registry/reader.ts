@@ -3,7 +3,7 @@ import { apiVersionOf } from '../api/types.js';
 import type { Cacher, CachedItem } from '../cacher/index.js';
 import { matchesFields, matchesLabels, requirements } from '../selectors/index.js';
 import type { Backend } from '../storage/index.js';
-import { decodeFromStorage, objectJson } from './codec.js';
+import { decodeFromStorage, decodeUnconverted, objectJson, objectsJson } from './codec.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { collectionPrefix } from './keys.js';
 import { listObjects, listReadMode, makeFilter, type Filter, type ListParams } from './list-watch.js';
@@ -100,22 +100,26 @@ export class ResourceReader {
     const body: ListBody = { kind: t.listKind, apiVersion: apiVersionOf(t.group, t.version), metadata: { resourceVersion: String(revision) }, items: [] };
     if (!limit) {
       const snapshot = [...this.cacher.range(prefix, start)];
-      body.items = this.encodeAll(snapshot, filter);
+      // A conversion that calls out converts the whole answer in one batch.
+      body.items = t.asyncConversion ? await objectsJson(t, snapshot.filter((i) => this.matches(i, filter))) : this.encodeAll(snapshot, filter);
       return body;
     }
     const page: Buffer[] = [];
+    const pageItems: CachedItem[] = [];
     let next: string | undefined;
     let remaining = 0;
     const it = this.cacher.range(prefix, start);
     for (let r = it.next(); !r.done; r = it.next()) {
-      if (page.length >= limit) {
+      if (page.length + pageItems.length >= limit) {
         next = r.value.key;
         remaining = this.cacher.count(prefix, next);
         break;
       }
-      if (this.matches(r.value, filter)) page.push(objectJson(t, r.value.value, r.value.modRevision));
+      if (!this.matches(r.value, filter)) continue;
+      if (t.asyncConversion) pageItems.push(r.value);
+      else page.push(objectJson(t, r.value.value, r.value.modRevision));
     }
-    body.items = page;
+    body.items = t.asyncConversion ? await objectsJson(t, pageItems) : page;
     if (next) {
       body.metadata.continue = encodeContinue({ rv: revision, start: next });
       // spec 2.3: only without selectors, and never on the last page.
@@ -135,7 +139,8 @@ export class ResourceReader {
     const reqs = requirements(filter.fields);
     if (reqs.length === 0) return true;
     const needsObject = reqs.some((r) => r.field !== 'metadata.name' && r.field !== 'metadata.namespace');
-    if (needsObject) return filter.matches(this.decode(item));
+    // Selectors of a type converted by a call out see the stored form (no call per object).
+    if (needsObject) return filter.matches(this.type.asyncConversion ? decodeUnconverted(item.value, item.modRevision) : this.decode(item));
     const rest = item.key.slice(collectionPrefix(this.type.storageKey).length);
     const slash = rest.indexOf('/');
     const fields = this.type.namespaced && slash >= 0

@@ -1,8 +1,9 @@
 import { Cacher } from '../cacher/index.js';
+import type { Clock } from '../util/clock.js';
+import { notFoundMessage } from '../errors/index.js';
 import type { Backend } from '../storage/index.js';
 import { labelsOfStored } from './codec.js';
 import { collectionPrefix } from './keys.js';
-import { listObjects } from './list-watch.js';
 import { ResourceReader } from './reader.js';
 import { GenericStore } from './store.js';
 import type { ResourceType } from './types.js';
@@ -21,26 +22,139 @@ export interface RegistryOptions {
   createOnly?: ResourceType[];
   /** The ConsistentListFromCache feature gate (default on): false sends lists without resourceVersion to storage. */
   consistentListFromCache?: boolean;
+  /** Object timestamps follow it (a test server's controllable clock; default the system clock). */
+  clock?: Clock;
+}
+
+/** What one change of the served types added and removed (listeners rebuild discovery, OpenAPI, ...). */
+export interface TypesChange {
+  added: readonly ResourceType[];
+  removed: readonly ResourceType[];
+}
+
+const gvrKey = (group: string, version: string, plural: string) => `${group}/${version}/${plural}`;
+
+/** Adds `v` to the list under `k`. */
+function pushTo<V>(m: Map<string, V[]>, k: string, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** Removes `v` from the list under `k` (and the key when it empties). */
+function dropFrom<V>(m: Map<string, V[]>, k: string, v: V): void {
+  const list = m.get(k);
+  if (!list) return;
+  const rest = list.filter((x) => x !== v);
+  if (rest.length > 0) m.set(k, rest);
+  else m.delete(k);
 }
 
 export class Registry {
-  private readonly stores: GenericStore[] = [];
+  private stores: GenericStore[] = [];
+  /** Per request lookups, by `group/version/plural`: O(1) however many custom types are served. */
+  private readonly byGvr = new Map<string, GenericStore>();
   private readonly byPlural = new Map<string, GenericStore[]>();
+  /** Types by `group/plural` (every version), by storage identity and by `group/version/kind`. */
+  private readonly byResource = new Map<string, ResourceType[]>();
+  private readonly byStorage = new Map<string, ResourceType[]>();
+  private readonly byKind = new Map<string, ResourceType[]>();
   private readonly cachers = new Map<string, Cacher>();
   /** Per registered type object (found per request without building a key). */
   private readonly readers = new Map<ResourceType, ResourceReader>();
-  readonly types: ResourceType[];
+  private readonly listeners = new Set<(change: TypesChange) => void>();
+  private current: ResourceType[] = [];
 
   constructor(readonly backend: Backend, types: ResourceType[], private readonly opts: RegistryOptions = {}) {
-    this.types = types;
-    const deps = { backend };
-    for (const t of types) {
-      const store = new GenericStore(t, deps);
-      this.stores.push(store);
-      const same = this.byPlural.get(t.plural);
-      if (same) same.push(store);
-      else this.byPlural.set(t.plural, [store]);
+    for (const t of types) this.register(t);
+    this.current = [...types];
+  }
+
+  /** The served types, in registration order; a new array after each change (callers may keep a snapshot). */
+  get types(): ResourceType[] {
+    return this.current;
+  }
+
+  /**
+   * Changes the served types at run time (custom resources): added types are served at once; a removed
+   * type's store and reader go, and its watch cache stops (ending its watches) unless another served view
+   * shares the storage. Listeners run after both steps, so one change that replaces a type keeps its cache.
+   */
+  changeTypes(change: { add?: readonly ResourceType[]; remove?: readonly ResourceType[] }): void {
+    const add = (change.add ?? []).filter((t) => this.byGvr.get(gvrKey(t.group, t.version, t.plural))?.type !== t);
+    const remove = (change.remove ?? []).filter((t) => this.byGvr.get(gvrKey(t.group, t.version, t.plural))?.type === t);
+    if (add.length === 0 && remove.length === 0) return;
+    for (const t of remove) this.unregister(t);
+    for (const t of add) {
+      const clash = this.byGvr.get(gvrKey(t.group, t.version, t.plural));
+      if (clash) this.unregister(clash.type);
+      this.register(t);
     }
+    const gone = new Set(remove);
+    this.current = [...this.current.filter((t) => !gone.has(t) && this.byGvr.get(gvrKey(t.group, t.version, t.plural))?.type === t), ...add];
+    // A storage no served view reads any more: its cache stops, which ends its open watches.
+    for (const t of remove) {
+      if (this.byStorage.has(t.storageKey)) continue;
+      this.cachers.get(t.storageKey)?.stop();
+      this.cachers.delete(t.storageKey);
+    }
+    const event: TypesChange = { added: add, removed: remove };
+    for (const l of this.listeners) l(event);
+  }
+
+  addTypes(types: readonly ResourceType[]): void {
+    this.changeTypes({ add: types });
+  }
+
+  removeTypes(types: readonly ResourceType[]): void {
+    this.changeTypes({ remove: types });
+  }
+
+  /** Calls `fn` after every change of the served types. Returns the function that stops it. */
+  onTypesChange(fn: (change: TypesChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** The served type at a group/version/plural. */
+  typeAt(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.byGvr.get(gvrKey(group, version, plural))?.type;
+  }
+
+  /** Every served version of a group's resource, in registration order. */
+  typesOf(group: string, plural: string): readonly ResourceType[] {
+    return this.byResource.get(`${group}/${plural}`) ?? [];
+  }
+
+  /** Every served view of one storage. */
+  typesOfStorage(storageKey: string): readonly ResourceType[] {
+    return this.byStorage.get(storageKey) ?? [];
+  }
+
+  /** The types serving a group/version/kind (usually one). */
+  typesOfKind(group: string, version: string, kind: string): readonly ResourceType[] {
+    return this.byKind.get(gvrKey(group, version, kind)) ?? [];
+  }
+
+  private register(t: ResourceType): void {
+    const store = new GenericStore(t, { backend: this.backend, ...(this.opts.clock ? { clock: this.opts.clock } : {}) });
+    this.stores.push(store);
+    this.byGvr.set(gvrKey(t.group, t.version, t.plural), store);
+    pushTo(this.byPlural, t.plural, store);
+    pushTo(this.byResource, `${t.group}/${t.plural}`, t);
+    pushTo(this.byStorage, t.storageKey, t);
+    pushTo(this.byKind, gvrKey(t.group, t.version, t.kind), t);
+  }
+
+  private unregister(t: ResourceType): void {
+    const store = this.byGvr.get(gvrKey(t.group, t.version, t.plural));
+    this.stores = this.stores.filter((s) => s !== store);
+    this.byGvr.delete(gvrKey(t.group, t.version, t.plural));
+    if (store) dropFrom(this.byPlural, t.plural, store);
+    dropFrom(this.byResource, `${t.group}/${t.plural}`, t);
+    dropFrom(this.byStorage, t.storageKey, t);
+    dropFrom(this.byKind, gvrKey(t.group, t.version, t.kind), t);
+    this.readers.delete(t);
   }
 
   /** Whether a create-only resource (a review, bindings) is served at this group/version. */
@@ -64,6 +178,9 @@ export class Registry {
   reader(type: ResourceType): ResourceReader {
     let r = this.readers.get(type);
     if (!r) {
+      // A request that found a type just before it was removed: its storage is no longer served. (Views
+      // that are not registered themselves, like pods/ephemeralcontainers, read their type's storage.)
+      if (!this.byStorage.has(type.storageKey)) throw notFoundMessage('the server could not find the requested resource');
       let cacher = this.cachers.get(type.storageKey);
       if (!cacher) {
         cacher = new Cacher(this.backend, collectionPrefix(type.storageKey), {
@@ -106,15 +223,5 @@ export class Registry {
       out.push(s);
     }
     return out;
-  }
-
-  /** Counts what is left in a namespace (used by the namespace lifecycle). */
-  async namespaceContents(namespace: string): Promise<number> {
-    let n = 0;
-    for (const s of this.storageOwners()) {
-      if (!s.type.namespaced) continue;
-      n += (await listObjects(s.type, this.backend, namespace, {})).items.length;
-    }
-    return n;
   }
 }

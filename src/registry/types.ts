@@ -72,6 +72,11 @@ export interface Strategy {
   warnings?(obj: ApiObject, old?: ApiObject): string[];
   /** Whether `metadata.generation` tracks changes of `spec` (default true when the type has a spec). */
   tracksGeneration?: boolean;
+  /**
+   * What bumps `metadata.generation` on an update (after mutating admission, as the reference's
+   * PrepareForUpdate runs after it); default: `spec` changed, where `tracksGeneration` holds.
+   */
+  generationChanged?(obj: ApiObject, old: ApiObject): boolean;
   /** PUT without `metadata.resourceVersion` is allowed (last write wins). */
   allowUnconditionalUpdate: boolean;
   /** PUT of a missing object creates it. */
@@ -118,6 +123,12 @@ export interface ResourceType {
   /** Conversion between this view and the stored form (omitted = this view is the stored form). */
   toStorage?(obj: ApiObject): ApiObject;
   fromStorage?(obj: ApiObject): ApiObject;
+  /**
+   * Conversion that needs a call out (a CRD's conversion webhook). When set, reads and writes convert
+   * through it (in batches, asynchronously) before `fromStorage` (then only defaulting) runs; the stored
+   * bytes are never served as they are.
+   */
+  asyncConversion?: AsyncConversion;
   /** Verbs listed in discovery (default: every verb the generic store serves). */
   verbs?: string[];
   /**
@@ -129,6 +140,24 @@ export interface ResourceType {
   reference?: GeneratedResource;
   /** Things an object holds outside itself (a Service's cluster IPs and node ports), kept in storage. */
   allocations?: Allocations;
+  /**
+   * A custom resource (made from a CustomResourceDefinition): no strategic merge patch and no protobuf
+   * (spec 4.3, 4.4); added and removed while the server runs.
+   */
+  custom?: boolean;
+  /** Requests warn with this (`Warning` header, audit, metric); built-in types are listed in deprecated-versions.ts. */
+  deprecation?: { warning: string; removedRelease: string };
+}
+
+/** Conversion between the versions of one resource that cannot be done synchronously. */
+export interface AsyncConversion {
+  /** The apiVersion objects are written in. */
+  readonly storageApiVersion: string;
+  /**
+   * `objects` (of this resource, each in any of its versions) in `apiVersion`, in the same order; objects
+   * already in it are passed through untouched. Failures are StatusErrors (500 naming the converter).
+   */
+  convert(objects: ApiObject[], apiVersion: string): Promise<ApiObject[]>;
 }
 
 /**

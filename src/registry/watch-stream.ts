@@ -2,7 +2,9 @@ import { INITIAL_EVENTS_END_ANNOTATION } from '../api/naming.js';
 import { apiVersionOf } from '../api/types.js';
 import type { CacheEvent, CachedItem } from '../cacher/index.js';
 import { badRequest, gone, internalError } from '../errors/index.js';
-import { objectJson } from './codec.js';
+import { convertUnconverted, decodeUnconverted, objectJson } from './codec.js';
+import type { ApiObject } from '../api/types.js';
+import { StatusError } from '../errors/index.js';
 import { collectionPrefix } from './keys.js';
 import { makeFilter, type Filter } from './list-watch.js';
 import type { ResourceReader } from './reader.js';
@@ -163,6 +165,17 @@ export async function* watchFromCache(
     timers.push(setInterval(() => push(bookmark(resumeAt())), r.bookmarkIntervalMs));
   }
   try {
+    // A conversion that calls out: events are converted per watcher, a batch per call (see convertedEvents).
+    if (t.asyncConversion) {
+      const take = () => {
+        const pending = queue.slice(head).filter((b) => b.length > 0);
+        queue.length = 0;
+        head = 0;
+        queuedBytes = 0;
+        return pending;
+      };
+      return yield* convertedEvents(t, snapshot, take, () => ended, signal, () => new Promise<void>((resolve) => (wake = resolve)));
+    }
     for (let i = 0; i < snapshot.length && !signal.aborted; i++) {
       const item = snapshot[i] as CachedItem;
       snapshot[i] = undefined as unknown as CachedItem;
@@ -202,14 +215,77 @@ function transition(reader: ResourceReader, e: CacheEvent, filter: Filter): Even
   return before ? 'DELETED' : undefined;
 }
 
-/** One event line, cached on the event per view and type so every watcher shares the bytes. */
+/**
+ * One event line, cached on the event per view and type so every watcher shares the bytes. A type converted
+ * by a call out gets the stored form here (shared by all its views); convertedEvents converts it.
+ */
 function line(t: ResourceType, kind: EventKind, value: Uint8Array, revision: number, e: CacheEvent | undefined): Buffer {
-  const key = `${t.group}/${t.version}/${t.plural}|${kind}`;
+  const key = t.asyncConversion ? `stored|${kind}` : `${t.group}/${t.version}/${t.plural}|${kind}`;
   const cached = e?.encoded?.get(key);
   if (cached) return cached;
-  const b = Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), objectJson(t, value, revision), Buffer.from('}\n')]);
+  const object = t.asyncConversion ? Buffer.from(JSON.stringify(decodeUnconverted(value, revision))) : objectJson(t, value, revision);
+  const b = Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), object, Buffer.from('}\n')]);
   if (e) (e.encoded ??= new Map()).set(key, b);
   return b;
+}
+
+/** Initial objects sent per conversion call. */
+const SNAPSHOT_BATCH = 100;
+
+/**
+ * The watch loop of a type converted by a call out: the initial objects in batches, then whatever events
+ * queued up since the last call, each batch in one conversion, order kept. A failed conversion ends the
+ * watch with an ERROR event carrying its Status.
+ */
+async function* convertedEvents(
+  t: ResourceType,
+  snapshot: CachedItem[],
+  take: () => Buffer[],
+  ended: () => boolean,
+  signal: AbortSignal,
+  waitForMore: () => Promise<void>,
+): AsyncGenerator<Buffer> {
+  const send = async function* (lines: Buffer[]) {
+    try {
+      yield* await convertLines(t, lines);
+      return true;
+    } catch (e) {
+      const status = (e instanceof StatusError ? e : internalError((e as Error).message)).toStatus();
+      yield Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      return false;
+    }
+  };
+  for (let i = 0; i < snapshot.length && !signal.aborted; i += SNAPSHOT_BATCH) {
+    const batch: Buffer[] = [];
+    for (const item of snapshot.slice(i, i + SNAPSHOT_BATCH)) {
+      if (item.unreadable) return yield unreadableLine(item);
+      batch.push(line(t, 'ADDED', item.value, item.modRevision, undefined));
+    }
+    if (!(yield* send(batch))) return;
+  }
+  snapshot.length = 0;
+  for (;;) {
+    if (signal.aborted) return;
+    // Everything queued since the last batch (events that came while it was converted and sent included).
+    const batch = take();
+    if (batch.length > 0) {
+      if (!(yield* send(batch))) return;
+      continue;
+    }
+    if (ended()) return;
+    // Nothing pending, checked in this same tick: the next push wakes this wait.
+    await waitForMore();
+  }
+}
+
+/** Event lines whose objects are in the stored form, converted to the type's version in one call. */
+async function convertLines(t: ResourceType, lines: Buffer[]): Promise<Buffer[]> {
+  const events = lines.map((b) => JSON.parse(b.toString('utf8')) as { type: string; object: ApiObject });
+  const at = events.flatMap((e, i) => (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? [i] : []));
+  const converted = await convertUnconverted(t, at.map((i) => (events[i] as { object: ApiObject }).object));
+  at.forEach((i, j) => ((events[i] as { object: ApiObject }).object = converted[j] as ApiObject));
+  const changed = new Set(at);
+  return events.map((e, i) => (changed.has(i) ? Buffer.from(`${JSON.stringify(e)}\n`) : (lines[i] as Buffer)));
 }
 
 /** An object whose stored value cannot be read back ends the watch with a 500, as a failed read would. */

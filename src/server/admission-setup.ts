@@ -39,7 +39,10 @@ export class CachedObjectReader implements ObjectReader {
   /** Found once per group/resource: plugins ask on every write. */
   private readonly stores = new Map<string, GenericStore | undefined>();
 
-  constructor(private readonly registry: Registry) {}
+  constructor(private readonly registry: Registry) {
+    // Custom types come and go: a resource not served a moment ago may be now, and the reverse.
+    registry.onTypesChange(() => this.stores.clear());
+  }
 
   peek(group: string, resource: string, namespace: string | undefined, name: string): ApiObject | undefined {
     const store = this.storeOf(group, resource);
@@ -104,7 +107,7 @@ export class CachedObjectReader implements ObjectReader {
   storeOf(group: string, resource: string): GenericStore | undefined {
     const key = `${group}/${resource}`;
     if (this.stores.has(key)) return this.stores.get(key);
-    const t = this.registry.types.find((x) => x.group === group && x.plural === resource);
+    const t = this.registry.typesOf(group, resource)[0];
     const store = t ? this.registry.store(t.group, t.version, t.plural) : undefined;
     this.stores.set(key, store);
     return store;
@@ -115,7 +118,7 @@ export class CachedObjectReader implements ObjectReader {
 export function admissionDeps(registry: Registry, log: (m: string) => void, authorizer?: Authorizer, chainOf?: () => AdmissionChain | undefined): AdmissionDeps {
   const typeAt = (r: GroupVersionResource) => {
     const [plural] = r.resource.split('/');
-    return registry.types.find((t) => t.group === r.group && t.version === r.version && t.plural === plural);
+    return registry.typeAt(r.group, r.version, plural as string);
   };
   const objects = new CachedObjectReader(registry);
   return {
@@ -126,7 +129,7 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
       const t = typeAt(r);
       if (!t) return [r];
       const sub = r.resource.includes('/') ? r.resource.slice(r.resource.indexOf('/')) : '';
-      const same = registry.types.filter((x) => x.storageKey === t.storageKey && (sub === '' || x.subresources.includes(sub.slice(1))));
+      const same = registry.typesOfStorage(t.storageKey).filter((x) => sub === '' || x.subresources.includes(sub.slice(1)));
       return same.map((x) => ({ group: x.group, version: x.version, resource: x.plural + sub }));
     },
     kindOf(r): GroupVersionKind | undefined {
@@ -141,6 +144,8 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
       const b = typeAt(to);
       // Only views of one stored resource convert, each through the stored form (ResourceType.toStorage/fromStorage).
       if (!a || !b || a.storageKey !== b.storageKey) return undefined;
+      // A conversion that calls out (a CRD's webhook) cannot run here: the match fails as unconvertible.
+      if (a.asyncConversion || b.asyncConversion) return undefined;
       const copy = structuredClone(obj);
       const stored = a.toStorage ? a.toStorage(copy) : copy;
       const out = b.fromStorage ? b.fromStorage(stored) : stored;
@@ -149,8 +154,8 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
     },
     log,
     resourcesOfKind(k) {
-      return registry.types
-        .filter((t) => t.group === k.group && t.version === k.version && t.kind === k.kind)
+      return registry
+        .typesOfKind(k.group, k.version, k.kind)
         .map((t) => ({ resource: { group: t.group, version: t.version, resource: t.plural }, namespaced: t.namespaced }));
     },
     ...(authorizer ? { authorize: authorizeWith(authorizer), authorizeDecision: decisionOf(authorizer) } : {}),

@@ -155,7 +155,10 @@ export function buildDiscovery(types: ResourceType[], opts: DiscoveryOptions = {
     }
     for (const sub of t.subresources) {
       // The status subresource returns the parent object; other generic subresources are listed the same way.
-      list.push({ name: `${t.plural}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: [...SUBRESOURCE_VERBS] });
+      const entry: APIResource = { name: `${t.plural}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: [...SUBRESOURCE_VERBS] };
+      // `scale` speaks autoscaling/v1 Scale whatever the parent's group (custom resources too).
+      if (sub === 'scale' && t.scale) Object.assign(entry, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+      list.push(entry);
     }
   }
   for (const x of opts.extraSubresources ?? []) {
@@ -203,5 +206,21 @@ export function buildDiscovery(types: ResourceType[], opts: DiscoveryOptions = {
     resources(group, version) {
       return resourceLists.get(gvString(group, version));
     },
+  };
+}
+
+/**
+ * Discovery over types that change at run time (custom resources): rebuilt on the first request after a
+ * change, so registering many types at once costs one build.
+ */
+export function changingDiscovery(types: () => ResourceType[], subscribe: (onChange: () => void) => void, opts: DiscoveryOptions = {}): Discovery {
+  let built: Discovery | undefined;
+  subscribe(() => (built = undefined));
+  const current = () => (built ??= buildDiscovery(types(), opts));
+  return {
+    api: (serverAddress) => current().api(serverAddress),
+    apis: () => current().apis(),
+    group: (name) => current().group(name),
+    resources: (group, version) => current().resources(group, version),
   };
 }

@@ -48,6 +48,13 @@ export function storageKeyLabels(types: readonly ResourceType[]): Map<string, st
   return out;
 }
 
+/** Keeps `labels` (storageKeyLabels) current while custom types are added: their storage gets its resource label. */
+export function followStorageKeyLabels(registry: Registry, labels: Map<string, string>): () => void {
+  return registry.onTypesChange(({ added }) => {
+    for (const t of added) if (!labels.has(t.storageKey)) labels.set(t.storageKey, resourceLabel(t));
+  });
+}
+
 /**
  * Times each storage operation into `etcd_request_duration_seconds` (the reference's name, whatever the
  * backend). Watches are streams, not timed. The key's storage identity is cut out of the key (no string is

@@ -17,13 +17,13 @@ export const POLICY_STATUS_MANAGER = 'validatingadmissionpolicy-status-controlle
 
 /** Schemas of the kinds this server serves, for the type checker. */
 export function servedSchemas(registry: Registry): TypeCheckSchemas {
-  // Looked up per policy check (rare), so a plain scan of the served types is enough.
+  // The registry's own indexes: no scan of every served type (hundreds with many CRDs).
   return {
     resource(group, version, resource) {
-      const t = registry.types.find((x) => x.group === group && x.version === version && x.plural === resource);
+      const t = registry.typeAt(group, version, resource);
       return t ? { kind: { group: t.group, version: t.version, kind: t.kind }, schema: t.schema } : undefined;
     },
-    kind: (group, version, kind) => registry.types.find((x) => x.group === group && x.version === version && x.kind === kind)?.schema,
+    kind: (group, version, kind) => registry.typesOfKind(group, version, kind)[0]?.schema,
     namespace: registry.namespaces.type.schema,
   };
 }

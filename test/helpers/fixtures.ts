@@ -67,6 +67,15 @@ export const FIXTURES: Record<string, Record<string, unknown>> = {
   [`storage.${GROUP_SUFFIX}/VolumeAttachment`]: { spec: { attacher: 'example.test', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } } },
   [`node.${GROUP_SUFFIX}/RuntimeClass`]: { handler: 'runc' },
   [`scheduling.${GROUP_SUFFIX}/PriorityClass`]: { value: 1000 },
+  [`apiextensions.${GROUP_SUFFIX}/CustomResourceDefinition`]: {
+    metadata: { name: 'fixtures.example.com' },
+    spec: {
+      group: 'example.com',
+      names: { plural: 'fixtures', kind: 'Fixture' },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+    },
+  },
   [`certificates.${GROUP_SUFFIX}/CertificateSigningRequest`]: {
     spec: { request: Buffer.from(CSR_PEM).toString('base64'), signerName: 'example.test/signer', usages: ['client auth'] },
   },

@@ -24,7 +24,7 @@ export async function ensureBootstrapObjects(registry: Registry, log: (m: string
     const apiVersion = String(obj.apiVersion ?? '');
     const slash = apiVersion.indexOf('/');
     const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-    const type = registry.types.find((t) => t.group === group && t.version === version && t.kind === obj.kind);
+    const type = registry.typesOfKind(group, version, String(obj.kind ?? ''))[0];
     if (!type) continue;
     const store = registry.store(group, version, type.plural);
     if (!store) continue;

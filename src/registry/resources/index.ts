@@ -3,7 +3,7 @@
  * group/version, made by the type folder that adds behaviour for it, or from the data alone.
  */
 import type { GeneratedResource } from '../../api/index.js';
-import { GROUP_SUFFIX } from '../../api/naming.js';
+import { apiextensionsTypes } from './apiextensions/index.js';
 import type { ResourceType } from '../types.js';
 import { appsTypes } from './apps/index.js';
 import { batchTypes } from './batch/index.js';
@@ -29,8 +29,8 @@ import { defaultVersionEnabled, type ResourceFilter } from './versions.js';
 
 export { referenceResource, referenceResources, referenceType, statusStrategy, objectAt, type TypeOverrides } from './reference.js';
 
-/** Groups whose objects need machinery of their own (custom resource definitions), served by later work. */
-const NOT_STORED_HERE = new Set([`apiextensions.${GROUP_SUFFIX}`]);
+/** Groups whose objects need machinery of their own, served by later work (none now: CRDs are in apiextensions/). */
+const NOT_STORED_HERE = new Set<string>();
 
 /** Types with behaviour of their own, by `group/version/plural`. */
 function handWritten(): Map<string, ResourceType> {
@@ -51,6 +51,7 @@ function handWritten(): Map<string, ResourceType> {
     ...flowcontrolTypes,
     ...admissionregistrationTypes,
     ...apiregistrationTypes,
+    ...apiextensionsTypes,
   ].map((t) => [`${t.group}/${t.version}/${t.plural}`, t]));
 }
 

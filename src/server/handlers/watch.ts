@@ -11,6 +11,8 @@ import { drained, header } from '../http.js';
 import type { ResourceContext } from './resource.js';
 
 const WATCH_OFFERS = [JSON_MEDIA, PROTOBUF_MEDIA_TYPE];
+/** Custom resources have no protobuf form (spec 4.4). */
+const CUSTOM_WATCH_OFFERS = [JSON_MEDIA];
 
 function flag(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
@@ -49,7 +51,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
   let media: string;
   let table: Representation | undefined;
   try {
-    const rep = negotiateWithTables(header(ctx.req, 'accept'), WATCH_OFFERS);
+    const rep = negotiateWithTables(header(ctx.req, 'accept'), store.type.custom ? CUSTOM_WATCH_OFFERS : WATCH_OFFERS);
     media = rep.mediaType;
     // Tables are JSON documents (spec 2.6): each event's object becomes a one-row Table.
     if (rep.as) {

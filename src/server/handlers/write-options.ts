@@ -118,9 +118,11 @@ export function fieldChecker(mode: FieldValidation, type: ResourceType, body: Bu
 }
 
 /** The patch type a PATCH names in its Content-Type (415 for any other). */
-export function patchMediaType(contentType: string | undefined): string {
+export function patchMediaType(contentType: string | undefined, custom = false): string {
   if (!contentType) throw unsupportedMediaType('a PATCH request needs a Content-Type naming the patch type');
   const media = mediaTypeOf(contentType);
+  // Custom resources carry no patch strategies, so strategic merge patch is refused (spec 4.3).
+  if (custom && media === STRATEGIC_MERGE_PATCH) throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
   if (media === JSON_PATCH || media === MERGE_PATCH || media === STRATEGIC_MERGE_PATCH || media === APPLY_PATCH_YAML) return media;
   throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_PATCH}, ${MERGE_PATCH}, ${STRATEGIC_MERGE_PATCH}, ${APPLY_PATCH_YAML}`);
 }
