@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-// The API server, run from its bundle (see bundled.js).
-import { copyFileSync } from 'node:fs';
+// The API server, run from its bundle (see bundled.js). `--naming=k8s` runs a bundle built with the
+// reference's spellings (workers are forked with the same arguments, so they load the same bundle); the flag
+// parser still checks the value, so an unknown one fails there with the usual message.
 import { join } from 'node:path';
-import { bundleTo, loadBundled, outDir, src } from './bundled.js';
+import { loadBundled, writeServerRuntimeFiles } from './bundled.js';
 
-await loadBundled('orch-apiserver', join('cmd', 'apiserver.ts'), async (build) => {
-  // Files the bundle loads at run time, next to it: the SQLite writer thread's entry and etcd's proto.
-  await bundleTo(build, join(src, 'storage', 'sqlite', 'sqlite-writer.ts'), join(outDir, 'sqlite-writer.mjs'));
-  copyFileSync(join(src, 'storage', 'etcd', 'etcd.proto'), join(outDir, 'etcd.proto'));
-});
+/** The value of `--naming` (`--naming=X` or `--naming X`), if it names a bundle other than the default. */
+function namingArg(argv) {
+  let value;
+  argv.forEach((a, i) => {
+    if (a.startsWith('--naming=')) value = a.slice('--naming='.length);
+    else if (a === '--naming') value = argv[i + 1];
+  });
+  return value === 'k8s' ? value : 'orch';
+}
+
+await loadBundled('orch-apiserver', join('cmd', 'apiserver.ts'), writeServerRuntimeFiles, namingArg(process.argv.slice(2)));

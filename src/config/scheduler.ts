@@ -3,7 +3,7 @@
  * JSON, given the reference's (release 1.31) defaults and checked with its rules. Every problem of a
  * document is collected and reported at once, each starting with its field path.
  */
-import { GROUP_SUFFIX, SCHEDULER_CONFIG_GROUP, SCHEDULER_CONFIG_KIND, SCHEDULER_LEASE_NAME, SYSTEM_NAMESPACE } from '../api/naming.js';
+import { LABEL_DOMAIN, SCHEDULER_CONFIG_GROUP, SCHEDULER_CONFIG_KIND, SCHEDULER_LEASE_NAME, SYSTEM_NAMESPACE } from '../api/naming.js';
 import { isObject } from '../api/types.js';
 import { checkTypeMeta, clientConnection, decodeBlock, parseDocumentText, supportedValues, type Decoded, type Problems, type Schema } from './fields.js';
 import { ARGS_DECODERS, argsBody, qualifiedNameProblems, type ArgsOptions, type PluginArgs } from './scheduler-args.js';
@@ -327,7 +327,7 @@ function checkExtenders(list: Decoded[], problems: Problems): Extender[] {
 function extendedResourceProblems(name: string): string[] {
   const qualified = qualifiedNameProblems(name);
   if (qualified.length > 0) return qualified;
-  const native = !name.includes('/') || name.includes(`${GROUP_SUFFIX}/`);
+  const native = !name.includes('/') || name.includes(`${LABEL_DOMAIN}/`);
   if (native || name.startsWith('requests.') || qualifiedNameProblems(`requests.${name}`).length > 0) return ['is an invalid extended resource name'];
   return [];
 }

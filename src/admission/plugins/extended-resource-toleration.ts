@@ -3,7 +3,7 @@
  * request an extended resource (`example.com/gpu`) tolerates the NoSchedule taint of that name, so nodes
  * that offer such a resource can be tainted to keep other pods away. Pod creates and updates.
  */
-import { GROUP_SUFFIX } from '../../api/naming.js';
+import { LABEL_DOMAIN } from '../../api/naming.js';
 import { isObject } from '../../api/types.js';
 import { noConfiguration } from './common.js';
 import { forEachContainer, isPodWrite, objectsIn, specOf, type Obj } from './pod-request.js';
@@ -11,7 +11,7 @@ import type { AdmissionDeps, AdmissionOperation, AdmissionPlugin, AdmissionReque
 
 export const EXTENDED_RESOURCE_TOLERATION = 'ExtendedResourceToleration';
 const REQUESTS_PREFIX = 'requests.';
-const NATIVE_DOMAIN = `${GROUP_SUFFIX}/`;
+const NATIVE_DOMAIN = `${LABEL_DOMAIN}/`;
 /** `requests.<domain>/<name>` must be a qualified name: a DNS subdomain prefix and a 63-character name. */
 const QUALIFIED_PREFIXED = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 

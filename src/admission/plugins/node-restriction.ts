@@ -9,12 +9,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   COORDINATION_GROUP,
-  GROUP_SUFFIX,
   KUBELET_LABEL_DOMAINS,
   KUBELET_LABELS,
   MIRROR_POD_ANNOTATION,
   NODE_LEASE_NAMESPACE,
   NODE_RESTRICTION_LABEL_DOMAIN,
+  RESERVED_DOMAINS,
   STORAGE_GROUP,
 } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
@@ -56,7 +56,7 @@ export function forbiddenNodeLabels(keys: readonly string[]): string[] {
     const domain = domainOf(key);
     if (inDomain(domain, NODE_RESTRICTION_LABEL_DOMAIN)) out.add(key);
     const kubeletLabel = KUBELET_LABELS.includes(key) || KUBELET_LABEL_DOMAINS.some((d) => inDomain(domain, d));
-    if (inDomain(domain, GROUP_SUFFIX) && !kubeletLabel) out.add(key);
+    if (RESERVED_DOMAINS.some((d) => inDomain(domain, d)) && !kubeletLabel) out.add(key);
   }
   return [...out].sort();
 }

@@ -4,7 +4,7 @@
  * resources), services' load balancers and node ports, claims' storage (also per storage class), and which
  * quotas a pod falls under by its scopes. Pure functions over plain objects.
  */
-import { BETA_STORAGE_CLASS_ANNOTATION, GROUP_SUFFIX, STORAGE_GROUP } from '../../api/naming.js';
+import { BETA_STORAGE_CLASS_ANNOTATION, LABEL_DOMAIN, STORAGE_GROUP } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
 import { addQuantity, compareQuantity, count, parseQuantity, type Quantity } from './quantity.js';
@@ -37,7 +37,7 @@ const MUST_STATE: readonly string[] = ['cpu', 'limits.cpu', 'limits.memory', 'me
 const isHugePages = (name: string) => name.startsWith('hugepages-');
 /** Outside the maker's own domain and qualified: a vendor resource a pod may request. */
 function isExtended(name: string): boolean {
-  if (!name.includes('/') || name.includes(`${GROUP_SUFFIX}/`) || name.startsWith('requests.')) return false;
+  if (!name.includes('/') || name.includes(`${LABEL_DOMAIN}/`) || name.startsWith('requests.')) return false;
   return /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name);
 }
 const isExtendedForQuota = (name: string) => name.startsWith('requests.') && isExtended(name.slice('requests.'.length));

@@ -3,7 +3,7 @@
  * standard, which count whole objects, which are extended (vendor) resources, and quantity checks with the
  * reference's wording.
  */
-import { GROUP_SUFFIX } from '../../../api/naming.js';
+import { LABEL_DOMAIN } from '../../../api/naming.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { isQualifiedName } from '../../validation/index.js';
 import { parseQuantity, QUANTITY_FORMAT_ERROR } from '../pods/quantity.js';
@@ -42,7 +42,7 @@ const isQuotaHugePages = (name: string) => isHugePages(name) || name.startsWith(
 
 /** Unqualified names, or names in the maker's own domain. */
 export function isNativeResource(name: string): boolean {
-  return !name.includes('/') || name.includes(`${GROUP_SUFFIX}/`);
+  return !name.includes('/') || name.includes(`${LABEL_DOMAIN}/`);
 }
 
 /** A vendor resource (`example.com/gpu`): qualified, outside the maker's domain, usable as `requests.<name>`. */

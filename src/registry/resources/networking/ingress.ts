@@ -2,7 +2,7 @@
  * networking/v1 Ingress: the reference's validation of rules, paths, backends and TLS, its status rules,
  * and the CLASS / HOSTS / ADDRESS / PORTS table.
  */
-import { GROUP_SUFFIX, NETWORKING_GROUP } from '../../../api/naming.js';
+import { LABEL_DOMAIN, NETWORKING_GROUP } from '../../../api/naming.js';
 import type { ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { column } from '../../schema.js';
@@ -13,7 +13,7 @@ import { isValidPortName } from '../pods/ports.js';
 import { referenceType } from '../reference.js';
 
 /** The legacy class annotation; `spec.ingressClassName` replaced it. */
-export const INGRESS_CLASS_ANNOTATION = `${GROUP_SUFFIX}/ingress.class`;
+export const INGRESS_CLASS_ANNOTATION = `${LABEL_DOMAIN}/ingress.class`;
 export const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];

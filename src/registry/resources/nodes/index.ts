@@ -1,7 +1,7 @@
 /** core/v1 Node: a worker machine; node agents register it with their status and keep that status current. */
 import { isIP as netIsIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
-import { GROUP_SUFFIX } from '../../../api/naming.js';
+import { LABEL_DOMAIN } from '../../../api/naming.js';
 import { isObject, type ApiObject } from '../../../api/types.js';
 import { fieldError, type FieldError } from '../../../errors/index.js';
 import { column } from '../../schema.js';
@@ -16,8 +16,8 @@ type Obj = Record<string, unknown>;
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 /** Role labels: `node-role.<suffix>/<role>` (any value) and the older `<suffix>/role=<role>`. */
-const ROLE_PREFIX = `node-role.${GROUP_SUFFIX}/`;
-const ROLE_LABEL = `${GROUP_SUFFIX}/role`;
+const ROLE_PREFIX = `node-role.${LABEL_DOMAIN}/`;
+const ROLE_LABEL = `${LABEL_DOMAIN}/role`;
 const CIDR_ERROR = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
 
 const rec = (v: unknown): Obj => (isObject(v) ? v : {});
