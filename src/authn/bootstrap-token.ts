@@ -3,12 +3,13 @@
  * backed by Secrets `bootstrap-token-<id>` in the system namespace.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GROUP_SUFFIX, SYSTEM_NAMESPACE } from '../api/naming.js';
+import { LABEL_DOMAIN, SYSTEM_NAMESPACE } from '../api/naming.js';
 import { fieldError, unauthorized, type FieldError } from '../errors/index.js';
 import { bearerToken } from './bearer.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { AuthRequest, Authenticator, UserInfo } from './types.js';
 
-export const BOOTSTRAP_TOKEN_SECRET_TYPE = `bootstrap.${GROUP_SUFFIX}/token`;
+export const BOOTSTRAP_TOKEN_SECRET_TYPE = `bootstrap.${LABEL_DOMAIN}/token`;
 export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
@@ -26,7 +27,10 @@ export interface BootstrapSecretLookup {
 }
 
 export class BootstrapTokenAuthenticator implements Authenticator {
-  constructor(private readonly lookup: BootstrapSecretLookup) {}
+  constructor(
+    private readonly lookup: BootstrapSecretLookup,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /**
    * A bearer token of another shape is not ours (static or service account tokens): no opinion. A token of
@@ -51,7 +55,7 @@ export class BootstrapTokenAuthenticator implements Authenticator {
     if (expiration !== undefined) {
       // An unreadable expiration counts as expired, as in the reference: never trust a date we cannot read.
       const at = parseRfc3339(expiration);
-      if (at === undefined || at <= Date.now()) throw reject('expired');
+      if (at === undefined || at <= this.clock.now()) throw reject('expired');
     }
     if (data.get('usage-bootstrap-authentication') !== 'true') throw reject('not marked for authentication');
     const groups = [BOOTSTRAPPERS_GROUP];

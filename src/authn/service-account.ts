@@ -4,15 +4,16 @@
  */
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject, X509Certificate } from 'node:crypto';
 import { SignJWT, compactVerify, decodeJwt } from 'jose';
+import { systemClock, type Clock } from '../util/clock.js';
 import { TextMemo } from '../util/text-memo.js';
-import { AUTHENTICATION_GROUP, GROUP_SUFFIX } from '../api/naming.js';
+import { AUTHENTICATION_GROUP, LABEL_DOMAIN } from '../api/naming.js';
 import { badRequest, fieldError, unauthorized } from '../errors/index.js';
 import { bearerToken } from './bearer.js';
 import { pemBlocks } from './pem.js';
 import type { AuthRequest, Authenticator, UserInfo } from './types.js';
 
 /** The private claim, named like the reference's `kubernetes.io` claim. */
-export const SERVICE_ACCOUNT_CLAIM = GROUP_SUFFIX;
+export const SERVICE_ACCOUNT_CLAIM = LABEL_DOMAIN;
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 export const POD_NAME_EXTRA = `${AUTHENTICATION_GROUP}/pod-name`;
@@ -108,7 +109,10 @@ export class ServiceAccountTokenIssuer {
   private readonly keyId: string;
   private readonly issuer: string;
 
-  constructor(options: { signingKeyPem: string; issuer: string; keyId?: string }) {
+  private readonly clock: Clock;
+
+  constructor(options: { signingKeyPem: string; issuer: string; keyId?: string; clock?: Clock }) {
+    this.clock = options.clock ?? systemClock;
     ({ key: this.key, alg: this.alg } = loadSigningKey(options.signingKeyPem));
     if (options.issuer === '') throw new Error('service account issuer must not be empty');
     this.issuer = options.issuer;
@@ -135,7 +139,7 @@ export class ServiceAccountTokenIssuer {
       throw new Error('service account token: namespace, name and uid are required');
     }
 
-    const iat = Math.floor((req.now ?? Date.now()) / 1000);
+    const iat = Math.floor((req.now ?? this.clock.now()) / 1000);
     const claim: PrivateClaim = {
       namespace: req.namespace,
       serviceaccount: { name: req.serviceAccountName, uid: req.serviceAccountUid },
@@ -178,6 +182,8 @@ export interface ServiceAccountAuthenticatorOptions {
   /** API audiences: a token must be meant for at least one. */
   audiences: string[];
   lookup?: ServiceAccountLookup;
+  /** Expiry and not-before are checked against it (default the system clock). */
+  clock?: Clock;
 }
 
 export class ServiceAccountAuthenticator implements Authenticator {
@@ -195,7 +201,10 @@ export class ServiceAccountAuthenticator implements Authenticator {
     if (this.issuers.size === 0) throw new Error('service account authentication needs at least one issuer');
     if (this.audiences.size === 0) throw new Error('service account authentication needs at least one API audience');
     this.lookup = options.lookup;
+    this.clock = options.clock ?? systemClock;
   }
+
+  private readonly clock: Clock;
 
   /**
    * No opinion on bearer tokens that are not JWTs from one of our issuers (bootstrap, static, OIDC tokens).
@@ -216,7 +225,7 @@ export class ServiceAccountAuthenticator implements Authenticator {
 
   private async verify(token: string): Promise<UserInfo> {
     const claims = await this.verifySignature(token);
-    const now = Date.now();
+    const now = this.clock.now();
     const sa = this.checkClaims(claims, Math.floor(now / 1000));
     if (this.lookup) await this.checkLive(this.lookup, sa, now);
 

@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiObject, ObjectMeta } from '../api/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** RFC 3339 with second precision, as object timestamps are serialized. */
 /** The current time in RFC 3339 at whole seconds, as the API writes timestamps. */
-export function nowTimestamp(): string {
+export function nowTimestamp(clock: Clock = systemClock): string {
   // Every write stamps at least one time; formatting a Date costs more than the rest of the stamp, and
-  // within one second the text is the same.
-  const second = Math.floor(Date.now() / 1000);
+  // within one second the text is the same (whichever clock gave the second).
+  const second = Math.floor(clock.now() / 1000);
   if (second !== stamp.second) {
     stamp.second = second;
     stamp.text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -31,10 +32,10 @@ export function metaOf(obj: ApiObject): ObjectMeta {
 }
 
 /** Server-owned metadata set at creation; whatever the client sent for these fields is replaced. */
-export function initCreateMeta(obj: ApiObject, tracksGeneration: boolean): void {
+export function initCreateMeta(obj: ApiObject, tracksGeneration: boolean, clock: Clock = systemClock): void {
   const m = metaOf(obj);
   m.uid = randomUUID();
-  m.creationTimestamp = nowTimestamp();
+  m.creationTimestamp = nowTimestamp(clock);
   delete m.resourceVersion;
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Clock } from '../util/clock.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { SYSTEM_NAMESPACE, DEFAULT_SA_ISSUER } from '../api/naming.js';
@@ -26,6 +27,8 @@ import type { AuthorizationOptions } from './authz-setup.js';
 import type { Registry } from '../registry/index.js';
 
 export interface AuthOptions extends AuthorizationOptions {
+  /** Token issue times and expiry follow it (`startServer({ clock })`; default the system clock). */
+  clock?: Clock;
   tokenAuthFile?: string;
   anonymousAuth?: boolean;
   clientCAFile?: string;
@@ -105,17 +108,18 @@ export function buildAuthenticator(
   list.push(new TokenFileAuthenticator(new Map([[admin.token, admin.user]])));
   if (opts.tokenAuthFile) list.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile)));
   if (opts.enableBootstrapTokenAuth) {
-    list.push(new BootstrapTokenAuthenticator({ getSecret: async (ns, name) => lookup(registry, 'secrets', ns, name) }));
+    list.push(new BootstrapTokenAuthenticator({ getSecret: async (ns, name) => lookup(registry, 'secrets', ns, name) }, opts.clock));
   }
   const issuerName = opts.serviceAccountIssuer ?? DEFAULT_SA_ISSUER;
   const audiences = opts.apiAudiences && opts.apiAudiences.length > 0 ? opts.apiAudiences : [issuerName];
-  const issuer = new ServiceAccountTokenIssuer({ signingKeyPem: saSigningKeyPem, issuer: issuerName });
+  const issuer = new ServiceAccountTokenIssuer({ signingKeyPem: saSigningKeyPem, issuer: issuerName, ...(opts.clock ? { clock: opts.clock } : {}) });
   const keyFiles = opts.serviceAccountKeyFiles?.length ? opts.serviceAccountKeyFiles.map((f) => readFileSync(f, 'utf8')) : [saSigningKeyPem];
   list.push(
     new ServiceAccountAuthenticator({
       publicKeysPem: keyFiles,
       issuers: [issuerName],
       audiences,
+      ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.serviceAccountLookup ?? true
         ? {
             lookup: {

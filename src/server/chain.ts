@@ -20,6 +20,26 @@ export interface RequestContext {
   user: UserInfo;
   /** This request's audit event, when the audit policy records it (handlers add objects and annotations). */
   audit: AuditRecord | undefined;
+  /** Set by a request observer (src/testing/): ends this request's watch early, with a clean end. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Sees requests once the user is known (test tooling: recording, injected faults). Absent in production:
+ * the chain then does no extra work at all.
+ */
+export interface RequestObserver {
+  begin(req: Req, info: RequestInfo, user: UserInfo): ObservedRequest;
+}
+
+export interface ObservedRequest {
+  /**
+   * Just before the handler (after authorization): may throw a StatusError, answer the request itself
+   * (`handled`), give the handler a replacement request (its body already read) or a signal ending a watch.
+   */
+  admit(res: Res): Promise<{ req?: Req; signal?: AbortSignal; handled?: boolean }> | undefined;
+  /** After the answer, with its status code. */
+  end(statusCode: number): void;
 }
 
 export interface ChainDeps {
@@ -36,6 +56,8 @@ export interface ChainDeps {
   audit?: AuditStage;
   /** Request, in-flight and authentication metrics (request-metrics.ts). */
   metrics?: RequestMetrics;
+  /** Test tooling's view of each request (RequestObserver). */
+  observer?: RequestObserver;
 }
 
 /**
@@ -47,6 +69,7 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
   const inFlight = { readOnly: 0, mutating: 0 };
   const audit = deps.audit;
   const flowControl = deps.flowControl;
+  const observer = deps.observer;
   return async (req, res) => {
     const method = req.method ?? 'GET';
     let path = '/';
@@ -57,6 +80,7 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
     let record: AuditRecord | undefined;
     const started = deps.metrics ? performance.now() : 0;
     let tracked: TrackedRequest | undefined;
+    let observed: ObservedRequest | undefined;
     try {
       // 1. Request info: what is being asked for (pure parse of method + URL).
       const url = parseRequestUrl(req.url ?? '/');
@@ -85,6 +109,7 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       // Nearly every request names nobody: no promise (and no turn of the microtask queue) for it.
       const user = namesImpersonation(headers) ? await impersonate(headers, authenticated, deps.authorizer) : authenticated;
       if (record && user !== authenticated) record.impersonated(user);
+      if (observer) observed = observer.begin(req, info, user);
       // 4b. Priority and fairness: classify, then a seat, a place in a queue, or 429 with Retry-After.
       // Long-running requests (watches, exec, ...) are classified but hold no seat.
       if (flowControl) {
@@ -111,8 +136,12 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       if (record) audit?.authorized(record, decision.decision === 'allow', decision.reason);
       if (decision.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, decision.reason), forbiddenTarget(info));
       // 6. Admission runs inside the registry's write path, after decoding and defaulting (admission issue).
+      // 6b. A request observer's faults and watch endings (tests only).
+      const admitted = observed?.admit(res);
+      const hook = admitted ? await admitted : undefined;
+      if (hook?.handled) return;
       // 7. The handler: resources, discovery, health, OpenAPI.
-      await deps.handler({ req, res, url, info, user, audit: record });
+      await deps.handler({ req: hook?.req ?? req, res, url, info, user, audit: record, signal: hook?.signal });
     } catch (e) {
       const accept = req.headers.accept;
       if (isStatusError(e)) {
@@ -126,6 +155,7 @@ export function buildChain(deps: ChainDeps): (req: Req, res: Res) => Promise<voi
       if (slot) inFlight[slot]--;
       seat?.release();
       if (tracked) deps.metrics?.end(tracked, res);
+      observed?.end(res.statusCode);
       const completing = record && audit?.complete(record, res);
       if (completing) await completing;
     }

@@ -46,7 +46,8 @@ export function routeRequest(deps: RouteDeps): (ctx: RequestContext) => Promise<
         info,
         query: url.searchParams,
         registry: deps.registry,
-        shutdown: deps.shutdown,
+        // An observer's signal (tests) ends this one watch; the server's shutdown still ends it too.
+        shutdown: ctx.signal ? AbortSignal.any([deps.shutdown, ctx.signal]) : deps.shutdown,
         features: deps.features,
         watch: deps.watch,
         user: ctx.user,
