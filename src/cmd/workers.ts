@@ -192,7 +192,7 @@ export async function serveAsWorker(opts: ServerOptions): Promise<void> {
       metricsPeers: ipcMetricsPeers(),
       storage: withPeers(opts.storage),
       ...(opts.auditLog ? { auditLogWriter: new SupervisorLineWriter((m, sent) => (process.send ? process.send(m, undefined, {}, sent) : (sent(new Error('no supervisor')), false))) } : {}),
-      controllers: slot === 0,
+      controllers: slot === 0 ? (opts.controllers ?? true) : false,
       // History compaction works on the shared store, so one worker does it for all.
       ...(slot === 0 ? {} : { history: { ...opts.history, compactIntervalMs: 0 } }),
       writeKubeconfig: opts.writeKubeconfig === true && process.env[BOOTSTRAP_ENV] === '1',

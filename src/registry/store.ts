@@ -17,12 +17,14 @@ import { apply, recordUpdate } from '../apply/index.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, cloneJson, JSON_PATCH, jsonEqual, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../patch/index.js';
 import { isStorageError, type Backend, type KeyValue } from '../storage/index.js';
 import { MAX_REQUEST_BYTES } from '../encoding/limits.js';
-import { decodeKV, encodeForStorage } from './codec.js';
+import { decodeConverted, decodeKV, encodeConverted, encodeForStorage } from './codec.js';
 import { itemKey } from './keys.js';
 import { generateName, initCreateMeta, keepServerMeta, metaOf, nowTimestamp } from './object-meta.js';
+import type { Clock } from '../util/clock.js';
 import { fromStorageError, tooLargeRV } from './storage-errors.js';
 import type { RequestUser, ResourceType } from './types.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/index.js';
+import { checkPropagation, defaultPolicyOf, finalizersAfterDelete } from './deletion-propagation.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -49,6 +51,8 @@ export interface WriteOptions {
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** Deprecated form of propagationPolicy: true = Orphan, false = Background. */
+  orphanDependents?: boolean;
 }
 
 /**
@@ -69,6 +73,8 @@ export interface StoreAdmission {
 
 export interface StoreDeps {
   backend: Backend;
+  /** Creation and deletion timestamps, managedFields times (a test server's controllable clock). */
+  clock?: Clock;
 }
 
 const MAX_RETRIES = 8;
@@ -102,12 +108,13 @@ export class GenericStore {
   async get(namespace: string | undefined, name: string): Promise<ApiObject> {
     const kv = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
     if (!kv) throw notFound(this.target(name));
-    return decodeKV(this.type, kv);
+    return this.type.asyncConversion ? this.decodeAsync(kv) : decodeKV(this.type, kv);
   }
 
   async create(namespace: string | undefined, body: unknown, opts: WriteOptions & { applied?: boolean } = {}): Promise<ApiObject> {
     const created = await this.createStored(namespace, body, opts);
-    return 'object' in created ? created.object : decodeKV(this.type, created.kv);
+    if ('object' in created) return created.object;
+    return this.type.asyncConversion ? this.decodeAsync(created.kv) : decodeKV(this.type, created.kv);
   }
 
   /**
@@ -124,7 +131,7 @@ export class GenericStore {
     const t = this.type;
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName as string);
-    initCreateMeta(obj, this.tracksGeneration(obj));
+    initCreateMeta(obj, this.tracksGeneration(obj), this.deps.clock);
     t.strategy.prepareForCreate?.(obj, opts.user ? { user: opts.user } : undefined);
     if (opts.admission) {
       // Each await costs a turn of the microtask queue, so only what is pending is awaited.
@@ -144,7 +151,8 @@ export class GenericStore {
     if (opts.dryRun) return { object: obj };
     for (let attempt = 0; ; attempt++) {
       try {
-        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), this.encodeBounded(obj));
+        const bytes = t.asyncConversion ? await this.encodeBoundedAsync(obj) : this.encodeBounded(obj);
+        const kv = await this.deps.backend.create(this.key(meta.namespace, meta.name as string), bytes);
         if (reservation) await reservation.commit();
         return { kv };
       } catch (e) {
@@ -204,7 +212,7 @@ export class GenericStore {
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
       if (!cur) throw notFound(this.target(name));
-      const old = decodeKV(this.type, cur);
+      const old = this.type.asyncConversion ? await this.decodeAsync(cur) : decodeKV(this.type, cur);
       let patched: unknown;
       if (patchType === JSON_PATCH) patched = applyJsonPatch(old, patch);
       else if (patchType === MERGE_PATCH) patched = applyMergePatch(old, patch);
@@ -217,7 +225,8 @@ export class GenericStore {
       const rvInPatch = meta.resourceVersion;
       if (rvInPatch !== undefined && rvInPatch !== String(cur.modRevision)) throw this.staleConflict(name);
       try {
-        return await this.replace(cur, obj, opts);
+        // A converted old object is handed on (as a copy: patching may share parts of it), not converted again.
+        return await this.replace(cur, obj, opts, this.type.asyncConversion ? (cloneJson(old) as ApiObject) : undefined);
       } catch (e) {
         if (isStorageError(e, 'Conflict') && rvInPatch === old.metadata?.resourceVersion && patchRVUnset(patch, patchType) && attempt < MAX_RETRIES) continue;
         if (isStorageError(e, 'Conflict')) throw this.staleConflict(name);
@@ -232,13 +241,12 @@ export class GenericStore {
    * the object is removed at once. Returns the object as it was (or as it now is, when terminating).
    */
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<{ object: ApiObject; removed: boolean }> {
-    if (opts.propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
-      throw badRequest(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Orphan", "Background", "Foreground"`);
-    }
+    checkPropagation(opts);
+    const typeDefault = defaultPolicyOf(this.type.group, this.type.version, this.type.plural);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
       if (!cur) throw notFound(this.target(name));
-      const old = decodeKV(this.type, cur);
+      const old = this.type.asyncConversion ? await this.decodeAsync(cur) : decodeKV(this.type, cur);
       const p = opts.preconditions;
       if (p?.uid && p.uid !== old.metadata?.uid) {
         throw conflict(this.target(name), `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${old.metadata?.uid ?? ''}`);
@@ -254,15 +262,25 @@ export class GenericStore {
         if (validated) await validated;
       }
       try {
-        if (this.pendingFinalizers(old).length > 0) {
-          if (old.metadata?.deletionTimestamp) return { object: old, removed: false };
-          const next = cloneJson(old) as ApiObject;
-          metaOf(next).deletionTimestamp = nowTimestamp();
-          metaOf(next).deletionGracePeriodSeconds = 0;
-          this.type.strategy.prepareForTerminating?.(next);
+        // The propagation policy becomes finalizers for the garbage collector (spec 3.1).
+        const own = Array.isArray(old.metadata?.finalizers) ? (old.metadata.finalizers as string[]) : [];
+        const finalizers = finalizersAfterDelete(own, opts, typeDefault);
+        const changed = finalizers !== own;
+        const decided = changed ? ({ ...old, metadata: { ...old.metadata, finalizers: [...finalizers] } } as ApiObject) : old;
+        if (this.pendingFinalizers(decided).length > 0) {
+          if (old.metadata?.deletionTimestamp && !changed) return { object: old, removed: false };
+          const next = cloneJson(decided) as ApiObject;
+          // A second delete may switch the policy's finalizers; the first deletion time stays.
+          if (!old.metadata?.deletionTimestamp) {
+            metaOf(next).deletionTimestamp = nowTimestamp(this.deps.clock);
+            metaOf(next).deletionGracePeriodSeconds = 0;
+            this.type.strategy.prepareForTerminating?.(next);
+          }
           if (opts.dryRun) return { object: next, removed: false };
-          const kv = await this.deps.backend.update(cur.key, encodeForStorage(this.type, next), cur.modRevision);
-          return { object: decodeKV(this.type, kv), removed: false };
+          const t = this.type;
+          const bytes = t.asyncConversion ? await encodeConverted(t, next) : encodeForStorage(t, next);
+          const kv = await this.deps.backend.update(cur.key, bytes, cur.modRevision);
+          return { object: t.asyncConversion ? await this.decodeAsync(kv) : decodeKV(t, kv), removed: false };
         }
         if (opts.dryRun) return { object: old, removed: true };
         await this.deps.backend.delete(cur.key, cur.modRevision);
@@ -295,7 +313,7 @@ export class GenericStore {
     const ignoreStatus = t.subresources.includes('status') && opts.subresource !== 'status';
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.backend.get(this.key(namespace, name)).catch(fromStorageError);
-      const live = cur ? decodeKV(t, cur) : undefined;
+      const live = cur ? (t.asyncConversion ? await this.decodeAsync(cur) : decodeKV(t, cur)) : undefined;
       const { object, managedFields } = apply({
         live,
         applied,
@@ -304,7 +322,7 @@ export class GenericStore {
         force: opts.force,
         apiVersion,
         ...(opts.subresource ? { subresource: opts.subresource } : {}),
-        now: nowTimestamp(),
+        now: nowTimestamp(this.deps.clock),
         ignoreStatus,
       });
       metaOf(object).managedFields = managedFields as unknown as Record<string, unknown>[];
@@ -314,7 +332,7 @@ export class GenericStore {
           if (!(await opts.canCreate())) throw forbidden(`${t.plural} "${name}" is forbidden: applying a missing object creates it, which needs the create permission`, this.target(name));
           return { object: await this.create(namespace, object, { ...opts, applied: true }), created: true };
         }
-        return { object: await this.replace(cur, object, { ...opts, applied: true }), created: false };
+        return { object: await this.replace(cur, object, { ...opts, applied: true }, t.asyncConversion && live ? (cloneJson(live) as ApiObject) : undefined), created: false };
       } catch (e) {
         const again = isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound') || (e as { reason?: string }).reason === 'AlreadyExists';
         if (again && attempt < MAX_RETRIES) continue;
@@ -335,7 +353,7 @@ export class GenericStore {
       manager: opts.fieldManager,
       apiVersion: apiVersionOf(t.group, t.version),
       ...(opts.subresource ? { subresource: opts.subresource } : {}),
-      now: nowTimestamp(),
+      now: nowTimestamp(this.deps.clock),
       ignoreStatus: t.subresources.includes('status') && opts.subresource !== 'status',
     });
     const m = metaOf(obj);
@@ -349,11 +367,23 @@ export class GenericStore {
    * write (deletionTimestamp) is not held to it, so an object can always be deleted.
    */
   private encodeBounded(obj: ApiObject): Uint8Array {
-    const bytes = encodeForStorage(this.type, obj);
+    return this.bounded(encodeForStorage(this.type, obj));
+  }
+
+  private async encodeBoundedAsync(obj: ApiObject): Promise<Uint8Array> {
+    return this.bounded(await encodeConverted(this.type, obj));
+  }
+
+  private bounded(bytes: Uint8Array): Uint8Array {
     if (bytes.length > MAX_REQUEST_BYTES) {
       throw tooLarge(`Request entity too large: the object is too large to store: ${bytes.length} bytes, the limit is ${MAX_REQUEST_BYTES} bytes`);
     }
     return bytes;
+  }
+
+  /** A stored object in this type's version through its asynchronous conversion (a CRD's webhook). */
+  private async decodeAsync(kv: KeyValue): Promise<ApiObject> {
+    return (await decodeConverted(this.type, [kv]))[0] as ApiObject;
   }
 
   private checkFieldsOf(obj: ApiObject, opts: WriteOptions): ApiObject {
@@ -367,9 +397,9 @@ export class GenericStore {
   }
 
   /** The common tail of update and patch: prepare, validate, and compare-and-swap against `cur`. */
-  private async replace(cur: KeyValue, obj: ApiObject, opts: WriteOptions & { applied?: boolean }): Promise<ApiObject> {
+  private async replace(cur: KeyValue, obj: ApiObject, opts: WriteOptions & { applied?: boolean }, converted?: ApiObject): Promise<ApiObject> {
     const t = this.type;
-    const old = decodeKV(t, cur);
+    const old = converted ?? (t.asyncConversion ? await this.decodeAsync(cur) : decodeKV(t, cur));
     keepServerMeta(obj, old);
     const custom = opts.subresource ? t.strategy.subresourceWrites?.[opts.subresource] : undefined;
     if (custom) {
@@ -387,7 +417,8 @@ export class GenericStore {
     }
     // After admission, so that a mutating plugin's change to the spec counts as one.
     const plainUpdate = !custom && opts.subresource !== 'status' && opts.subresource !== 'finalize';
-    if (plainUpdate && this.tracksGeneration(obj) && !jsonEqual(obj.spec, old.spec)) {
+    const changed = t.strategy.generationChanged ? t.strategy.generationChanged(obj, old) : this.tracksGeneration(obj) && !jsonEqual(obj.spec, old.spec);
+    if (plainUpdate && changed) {
       metaOf(obj).generation = (typeof old.metadata?.generation === 'number' ? old.metadata.generation : 0) + 1;
     }
     if (!opts.applied) this.recordManager(obj, old, opts);
@@ -412,9 +443,10 @@ export class GenericStore {
         await t.allocations?.release(this.deps.backend, old);
         return obj;
       }
-      const kv = await this.deps.backend.update(cur.key, this.encodeBounded(obj), cur.modRevision);
+      const bytes = t.asyncConversion ? await this.encodeBoundedAsync(obj) : this.encodeBounded(obj);
+      const kv = await this.deps.backend.update(cur.key, bytes, cur.modRevision);
       if (reservation) await reservation.commit();
-      return decodeKV(t, kv);
+      return t.asyncConversion ? await this.decodeAsync(kv) : decodeKV(t, kv);
     } catch (e) {
       await reservation?.revert();
       throw e;

@@ -5,15 +5,12 @@ import type { UserInfo } from '../authn/index.js';
 import { forbidden } from '../errors/index.js';
 import type { Attributes, Authorizer } from '../authz/index.js';
 import {
-  aggregateRules,
   confirmNoEscalation,
   defaultRbacObjects,
   RbacIndex,
   reconcile,
   roleRefChanged,
   roleRefRules,
-  sameRules,
-  type ClusterRole,
   type RbacKind,
   type RoleRef,
   type Rule,
@@ -61,62 +58,27 @@ export async function feedRbacIndex(registry: Registry, index: RbacIndex): Promi
 /** Default ClusterRoles and ClusterRoleBindings (spec 5.8): create what is missing, add missing rules and subjects. */
 export async function reconcileDefaultRbac(registry: Registry, log: (m: string) => void): Promise<void> {
   for (const wanted of defaultRbacObjects()) {
-    const plural = wanted.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings';
+    const plural = (KINDS.find(([k]) => k === wanted.kind) as [RbacKind, string])[1];
     const store = rbacStore(registry, plural);
     const name = wanted.metadata?.name as string;
-    const existing = await store.get(undefined, name).catch((e: { code?: number }) => {
+    const ns = wanted.metadata?.namespace; // set on the controllers' Roles and RoleBindings only
+    const existing = await store.get(ns, name).catch((e: { code?: number }) => {
       if (e.code === 404) return undefined;
       throw e;
     });
-    if (existing && plural === 'clusterrolebindings' && roleRefChanged(existing, wanted)) {
+    if (existing && plural.endsWith('bindings') && roleRefChanged(existing, wanted)) {
       log(`rbac: ${name} has a different roleRef than the default; recreating it`);
-      await store.delete(undefined, name);
-      await store.create(undefined, wanted);
+      await store.delete(ns, name);
+      await store.create(ns, wanted);
       continue;
     }
     const next = reconcile(existing, wanted);
     if (!next) continue;
-    if (existing) await store.update(undefined, name, next);
-    else await store.create(undefined, next).catch((e: { code?: number }) => {
+    if (existing) await store.update(ns, name, next);
+    else await store.create(ns, next).catch((e: { code?: number }) => {
       if (e.code !== 409) throw e; // another server created it first
     });
   }
-}
-
-/**
- * The ClusterRole aggregation controller (spec 2.7): fills `rules` of every ClusterRole with an
- * aggregationRule from the ClusterRoles its selectors match, whenever any ClusterRole changes.
- */
-export function startAggregation(registry: Registry, log: (m: string) => void): () => void {
-  const store = rbacStore(registry, 'clusterroles');
-  const reader = registry.reader(store.type);
-  let scheduled = false;
-  let running = false;
-  const run = async () => {
-    scheduled = false;
-    if (running) return schedule();
-    running = true;
-    try {
-      const all = [...reader.cacher.range(reader.cacher.prefix)].map((i) => reader.decode(i) as ClusterRole);
-      for (const role of all) {
-        const rules = aggregateRules(role, all);
-        if (!rules || sameRules(rules, (role.rules ?? []) as Rule[])) continue;
-        await store
-          .update(undefined, role.metadata?.name as string, { ...role, rules })
-          .catch((e: { message?: string }) => log(`rbac aggregation: ${role.metadata?.name}: ${e.message ?? String(e)}`));
-      }
-    } finally {
-      running = false;
-    }
-  };
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => void run());
-  };
-  const stop = reader.cacher.subscribe(schedule, schedule);
-  schedule();
-  return stop;
 }
 
 /**

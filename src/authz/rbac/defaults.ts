@@ -15,6 +15,7 @@ import {
 } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { aggregateRules } from './aggregation.js';
+import { controllerClusterRoleBindings, controllerClusterRoles, controllerNamespacedRbac } from './controller-roles.js';
 import type { Binding, ClusterRole, Rule, Subject } from './types.js';
 
 export { reconcile } from './reconcile.js';
@@ -201,7 +202,7 @@ function componentRoles(): ClusterRole[] {
  * before the aggregation controller first runs (it will compute the same lists).
  */
 export function defaultClusterRoles(): ClusterRole[] {
-  const roles = [...userFacingRoles(), ...componentRoles()];
+  const roles = [...userFacingRoles(), ...componentRoles(), ...controllerClusterRoles()];
   // view feeds edit feeds admin: three passes reach the fixed point.
   for (let pass = 0; pass < 3; pass++) {
     for (const role of roles) {
@@ -223,10 +224,14 @@ export function defaultClusterRoleBindings(): Binding[] {
     clusterBinding('system:node-proxier', [user('system:proxy')]),
     clusterBinding('system:scheduler', [user('system:scheduler')]),
     clusterBinding('system:controller-manager', [user('system:controller-manager')]),
+    ...controllerClusterRoleBindings(),
   ];
 }
 
-/** Both lists, roles first so that bindings never point at a role not yet written. */
+/**
+ * Both lists, roles first so that bindings never point at a role not yet written, then the namespaced
+ * Roles and RoleBindings of the controllers (in namespaces the server creates before reconciling).
+ */
 export function defaultRbacObjects(): ApiObject[] {
-  return [...defaultClusterRoles(), ...defaultClusterRoleBindings()];
+  return [...defaultClusterRoles(), ...defaultClusterRoleBindings(), ...controllerNamespacedRbac()];
 }
