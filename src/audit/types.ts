@@ -4,11 +4,9 @@
  * and when it is written. A sink never throws into the request path and never blocks it in batch mode.
  */
 
-export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
+import type { AuditLevel, AuditStage } from '../config/audit-policy.js';
 
-export const AUDIT_LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
-export const AUDIT_STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
+export { AUDIT_LEVELS, AUDIT_STAGES, type AuditLevel, type AuditStage } from '../config/audit-policy.js';
 
 export interface AuditUser {
   username: string;

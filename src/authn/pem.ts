@@ -1,21 +1,8 @@
 /** PEM reading shared by the certificate and service account authenticators (spec 5.2, 5.4). */
 import { X509Certificate } from 'node:crypto';
+import { pemBlocks } from '../util/pem.js';
 
-export interface PemBlock {
-  /** The word(s) between BEGIN and END, e.g. `CERTIFICATE`, `EC PRIVATE KEY`. */
-  label: string;
-  /** The whole block, headers included, as node:crypto wants it. */
-  text: string;
-}
-
-/** Every `-----BEGIN x-----` … `-----END x-----` block in order; text between blocks (comments) is ignored. */
-export function pemBlocks(text: string): PemBlock[] {
-  const out: PemBlock[] = [];
-  for (const m of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
-    out.push({ label: m[1]!, text: `${m[0]}\n` });
-  }
-  return out;
-}
+export { pemBlocks, type PemBlock } from '../util/pem.js';
 
 /**
  * The certificates of a CA bundle. A bundle without any certificate is a configuration error, reported at

@@ -8,13 +8,29 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { isObject } from '../api/types.js';
-import { ADMISSION_CONFIG_VERSIONS, ADMISSION_CONFIGURATION_KIND, parseAdmissionConfiguration } from '../admission/config.js';
-import { EVENT_RATE_LIMIT_CONFIG_API_VERSION, EVENT_RATE_LIMIT_CONFIG_KIND, parseEventRateLimitConfiguration } from '../admission/plugins/event-rate-limit-config.js';
 import { ORDERED_PLUGINS } from '../admission/plugins.js';
-import { AUDIT_POLICY_VERSION, parsePolicy } from '../audit/policy.js';
 import { AUTHENTICATION_CONFIG_VERSIONS, AUTHENTICATION_CONFIGURATION_KIND, parseAuthenticationConfiguration } from '../authn/jwt/config.js';
 import { AUTHORIZATION_CONFIG_KIND, AUTHORIZATION_CONFIG_VERSIONS, parseAuthorizationConfiguration } from '../authz/config.js';
 import {
+  ADMISSION_CONFIG_VERSIONS,
+  ADMISSION_CONFIGURATION_KIND,
+  AUDIT_POLICY_VERSION,
+  EGRESS_API_VERSIONS,
+  EGRESS_KIND,
+  ENCRYPTION_CONFIG_ALIAS,
+  ENCRYPTION_CONFIG_KIND,
+  ENCRYPTION_CONFIG_VERSION,
+  EVENT_RATE_LIMIT_CONFIG_API_VERSION,
+  EVENT_RATE_LIMIT_CONFIG_KIND,
+  REMOVED_AUDIT_POLICY_VERSIONS,
+  TRACING_API_VERSIONS,
+  TRACING_KIND,
+  parseAdmissionConfiguration,
+  parseEgressSelectorConfiguration,
+  parseEncryptionConfiguration,
+  parseEventRateLimitConfiguration,
+  parsePolicy,
+  parseTracingConfiguration,
   CONTROLLER_MANAGER_CONFIG_API_VERSION,
   CONTROLLER_MANAGER_CONFIG_KIND,
   PROXY_CONFIG_API_VERSION,
@@ -25,9 +41,6 @@ import {
   decodeProxyConfiguration,
   decodeSchedulerConfiguration,
 } from '../config/index.js';
-import { EGRESS_API_VERSIONS, EGRESS_KIND, parseEgressSelectorConfiguration } from '../egress/config.js';
-import { ENCRYPTION_CONFIG_KIND, ENCRYPTION_CONFIG_VERSION, parseEncryptionConfiguration } from '../encryption/config.js';
-import { TRACING_API_VERSIONS, TRACING_KIND, parseTracingConfiguration } from '../tracing/config.js';
 
 /** What one document's check found. */
 export interface DocumentResult {
@@ -41,6 +54,10 @@ export interface DocumentResult {
 interface Validator {
   kind: string;
   versions: readonly string[];
+  /** Versions no longer read: the parser's own message says so, rather than a bare "unsupported". */
+  removed?: readonly string[];
+  /** Another spelling of apiVersion and kind together that the parser converts. */
+  alias?: { readonly apiVersion: string; readonly kind: string };
   /** Checks the document (as parsed `value` and as JSON `text`); returns warnings, throws on errors. */
   check(value: Record<string, unknown>, text: string, source: string): string[];
 }
@@ -61,14 +78,19 @@ export const VALIDATORS: readonly Validator[] = [
     },
   },
   { kind: EVENT_RATE_LIMIT_CONFIG_KIND, versions: [EVENT_RATE_LIMIT_CONFIG_API_VERSION], check: (value) => (parseEventRateLimitConfiguration(value), []) },
-  { kind: ENCRYPTION_CONFIG_KIND, versions: [ENCRYPTION_CONFIG_VERSION], check: (_v, text) => (parseEncryptionConfiguration(text), []) },
+  {
+    kind: ENCRYPTION_CONFIG_KIND,
+    versions: [ENCRYPTION_CONFIG_VERSION],
+    alias: ENCRYPTION_CONFIG_ALIAS,
+    check: (_v, text) => (parseEncryptionConfiguration(text), []),
+  },
   {
     kind: AUTHENTICATION_CONFIGURATION_KIND,
     versions: AUTHENTICATION_CONFIG_VERSIONS,
     check: (_v, text) => (parseAuthenticationConfiguration(text, { disallowedIssuers: [] }), []),
   },
   { kind: AUTHORIZATION_CONFIG_KIND, versions: AUTHORIZATION_CONFIG_VERSIONS, check: (_v, text) => (parseAuthorizationConfiguration(text), []) },
-  { kind: AUDIT_POLICY_KIND, versions: [AUDIT_POLICY_VERSION], check: (_v, text, source) => parsePolicy(text, source).warnings },
+  { kind: AUDIT_POLICY_KIND, versions: [AUDIT_POLICY_VERSION], removed: REMOVED_AUDIT_POLICY_VERSIONS, check: (_v, text, source) => parsePolicy(text, source).warnings },
   { kind: EGRESS_KIND, versions: EGRESS_API_VERSIONS, check: (_v, text) => (parseEgressSelectorConfiguration(text, '', existsSync), []) },
   { kind: TRACING_KIND, versions: TRACING_API_VERSIONS, check: (_v, text) => (parseTracingConfiguration(text, ''), []) },
   { kind: SCHEDULER_CONFIG_KIND, versions: [SCHEDULER_CONFIG_API_VERSION], check: (value) => problemsOf((p) => decodeSchedulerConfiguration(value, {}, p)) },
@@ -98,11 +120,13 @@ class ProblemList extends Error {
 export function validatorFor(apiVersion: unknown, kind: unknown): Validator | string {
   if (typeof kind !== 'string' || kind === '') return 'kind: Required value: every configuration document names its kind';
   if (typeof apiVersion !== 'string' || apiVersion === '') return 'apiVersion: Required value: every configuration document names its apiVersion';
+  const aliased = VALIDATORS.find((v) => v.alias?.kind === kind && v.alias.apiVersion === apiVersion);
+  if (aliased) return aliased;
   const sameKind = VALIDATORS.filter((v) => v.kind === kind);
   if (sameKind.length === 0) {
     return `kind: Unsupported value: ${JSON.stringify(kind)}: supported values: ${[...new Set(VALIDATORS.map((v) => v.kind))].map((k) => JSON.stringify(k)).join(', ')}`;
   }
-  const found = sameKind.find((v) => v.versions.includes(apiVersion));
+  const found = sameKind.find((v) => v.versions.includes(apiVersion) || v.removed?.includes(apiVersion));
   if (found) return found;
   const versions = sameKind.flatMap((v) => v.versions);
   return `apiVersion: Unsupported value: ${JSON.stringify(apiVersion)}: supported values for ${kind}: ${versions.map((v) => JSON.stringify(v)).join(', ')}`;

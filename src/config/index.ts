@@ -1,5 +1,20 @@
-/** Component configuration documents (spec 2.12): parse, default, validate. */
+/** Configuration documents of the server, its admission plugins and the components (spec 2.12): parse, convert older versions, default, validate. */
 export * from './proxy.js';
 export * from './scheduler.js';
 export * from './controller-manager.js';
 export * from './controller-names.js';
+export * from './versions.js';
+export * from './admission.js';
+export * from './plugin-error.js';
+export * from './event-rate-limit.js';
+export * from './image-policy.js';
+export * from './encryption.js';
+export * from './authorization.js';
+export * from './egress-selector.js';
+export * from './tracing.js';
+export * from './audit-policy.js';
+export * from './field-errors.js';
+export * from './authentication.js';
+export * from './pod-toleration-restriction.js';
+export * from './pod-node-selector.js';
+export * from './resource-quota.js';

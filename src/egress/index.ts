@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Dialer } from '../util/dialer.js';
-import { parseEgressSelectorConfiguration, type EgressSelection, type Transport } from './config.js';
+import { loadEgressSelectorConfiguration, type EgressSelection, type Transport } from './config.js';
 import { httpConnectDialer, type ProxyEndpoint } from './http-connect.js';
 
 export { parseEgressSelectorConfiguration, EgressConfigError, EGRESS_API_VERSIONS, type EgressSelection } from './config.js';
@@ -17,18 +17,9 @@ export interface EgressDialers {
   readonly etcd?: Dialer;
 }
 
-const FLAG = '--egress-selector-config-file';
-
 /** Reads, validates and builds the dialers; every problem is a start-up error naming the flag and file. */
 export function loadEgressSelector(file: string, log: (msg: string) => void): EgressDialers {
-  const where = `${FLAG} ${file}`;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`${where}: cannot be read: ${(e as Error).message}`);
-  }
-  const selections = parseEgressSelectorConfiguration(text, where, (p) => existsSync(p));
+  const { selections, where } = loadEgressSelectorConfiguration(file, (p) => existsSync(p));
   return buildDialers(selections, where, log);
 }
 

@@ -2,6 +2,8 @@
  * The provider seam of encryption at rest. A provider turns a stored object's bytes into sealed bytes and
  * back; the storage wrapper adds and strips `prefix`, so providers never see it.
  */
+import type { KmsProviderConfig } from '../config/encryption.js';
+
 export interface EncryptionProvider {
   /** The provider entry's name as configured (the key name for aesgcm, aescbc and secretbox; the plugin name for kms). */
   readonly name: string;
@@ -18,15 +20,7 @@ export interface EncryptionProvider {
 }
 
 /** A `kms` provider entry after validation (the configuration loader fills defaults). */
-export interface KmsProviderConfig {
-  readonly apiVersion: 'v1' | 'v2';
-  readonly name: string;
-  /** Unix socket path taken from `unix:///path`. */
-  readonly endpoint: string;
-  readonly timeoutMs: number;
-  /** v1 only: DEK cache size; 0 or less disables the cache. */
-  readonly cachesize?: number;
-}
+export type { KmsProviderConfig };
 
 /**
  * Builds the provider for one kms entry (another module owns the gRPC client). Throws an Error for

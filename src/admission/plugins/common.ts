@@ -17,8 +17,9 @@ export function forbiddenFor(req: AdmissionRequest, why: string, causes?: { reas
   });
 }
 
-/** Thrown at start-up when a plugin that reads no configuration is given one in the AdmissionConfiguration. */
-export class PluginConfigurationError extends Error {}
+import { PluginConfigurationError } from '../../config/plugin-error.js';
+
+export { PluginConfigurationError };
 
 export function noConfiguration(plugin: string, configuration: unknown): void {
   if (configuration !== undefined) throw new PluginConfigurationError(`plugin ${plugin} takes no configuration, but one was given`);

@@ -13,15 +13,13 @@ import { NAMESPACE_NODE_SELECTOR_ANNOTATION } from '../../api/naming.js';
 import { isObject, type ApiObject } from '../../api/types.js';
 import { labelKeyErrors, labelValueErrors } from '../../selectors/index.js';
 import { TextMemo } from '../../util/text-memo.js';
-import { PluginConfigurationError } from './common.js';
+import { CLUSTER_DEFAULT_KEY, parseNodeSelectorDocument } from '../../config/pod-node-selector.js';
 import { annotationOf, forbiddenNamed, namespaceNamed, objectName } from './placement-common.js';
 import { andThen, isPodWrite, specOf } from './pod-request.js';
 import type { AdmissionDeps, AdmissionOperation, AdmissionPlugin, AdmissionRequest, ObjectReader } from '../types.js';
 
 export const POD_NODE_SELECTOR = 'PodNodeSelector';
-export const CONFIG_FIELD = 'podNodeSelectorPluginConfig';
-/** The configuration key of the selector namespaces without the annotation get. */
-export const CLUSTER_DEFAULT_KEY = 'clusterDefaultNodeSelector';
+export { POD_NODE_SELECTOR_CONFIG_FIELD as CONFIG_FIELD, CLUSTER_DEFAULT_KEY } from '../../config/pod-node-selector.js';
 
 const CONFLICT = 'pod node label selector conflicts with its namespace node label selector';
 const NOT_WHITELISTED = 'pod node label selector labels conflict with its namespace whitelist';
@@ -60,31 +58,7 @@ export function withinWhitelist(sub: Labels, whitelist: Labels): boolean {
 
 /** The plugin's configuration: namespace (or the cluster default key) → its parsed labels. */
 export function parsePodNodeSelectorConfiguration(raw: unknown): Map<string, Labels> {
-  const out = new Map<string, Labels>();
-  if (raw === undefined || raw === null) return out;
-  if (!isObject(raw)) throw new PluginConfigurationError(`the configuration must be an object with ${CONFIG_FIELD}`);
-  const errs: string[] = [];
-  let selectors: unknown;
-  for (const [k, v] of Object.entries(raw)) {
-    // The reference decodes this field without regard to case.
-    if (k.toLowerCase() === CONFIG_FIELD.toLowerCase()) selectors = v;
-    else if (k !== 'apiVersion' && k !== 'kind') errs.push(`${k}: unknown field`);
-  }
-  if (selectors !== undefined && selectors !== null && !isObject(selectors)) errs.push(`${CONFIG_FIELD}: must be a map of namespace to node selector`);
-  for (const [ns, sel] of Object.entries(isObject(selectors) ? selectors : {})) {
-    const at = `${CONFIG_FIELD}.${ns}`;
-    if (typeof sel !== 'string') {
-      errs.push(`${at}: must be a string of key=value pairs`);
-      continue;
-    }
-    try {
-      out.set(ns, parseSelectorLabels(sel));
-    } catch (e) {
-      errs.push(`${at}: ${(e as Error).message}`);
-    }
-  }
-  if (errs.length > 0) throw new PluginConfigurationError(errs.join(', '));
-  return out;
+  return parseNodeSelectorDocument(raw, parseSelectorLabels);
 }
 
 const NO_LABELS: Labels = Object.freeze({});

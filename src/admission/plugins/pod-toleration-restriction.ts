@@ -13,12 +13,11 @@
 import {
   NAMESPACE_DEFAULT_TOLERATIONS_ANNOTATION,
   NAMESPACE_TOLERATIONS_WHITELIST_ANNOTATION,
-  POD_TOLERATION_RESTRICTION_CONFIG_GROUP,
   TAINT_NODE_MEMORY_PRESSURE,
 } from '../../api/naming.js';
-import { isObject, type ApiObject } from '../../api/types.js';
+import type { ApiObject } from '../../api/types.js';
 import { TextMemo } from '../../util/text-memo.js';
-import { PluginConfigurationError } from './common.js';
+import { parseTolerationRestrictionDocument, type TolerationRestrictionConfig } from '../../config/pod-toleration-restriction.js';
 import { annotationOf, forbiddenNamed, namespaceNamed, objectName } from './placement-common.js';
 import { andThen, isPodWrite, objectsIn, specOf, type Obj } from './pod-request.js';
 import { isBestEffort } from './quota-scopes.js';
@@ -27,38 +26,15 @@ import { decodeTolerations } from './toleration-rules.js';
 import type { AdmissionDeps, AdmissionOperation, AdmissionPlugin, AdmissionRequest, ObjectReader } from '../types.js';
 
 export const POD_TOLERATION_RESTRICTION = 'PodTolerationRestriction';
-export const POD_TOLERATION_RESTRICTION_CONFIG_API_VERSION = `${POD_TOLERATION_RESTRICTION_CONFIG_GROUP}/v1alpha1`;
-export const POD_TOLERATION_RESTRICTION_CONFIG_KIND = 'Configuration';
-const TOP_FIELDS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'default', 'whitelist']);
-
-export interface TolerationRestrictionConfig {
-  readonly default: readonly Obj[];
-  readonly whitelist: readonly Obj[];
-}
+export {
+  POD_TOLERATION_RESTRICTION_CONFIG_API_VERSION,
+  POD_TOLERATION_RESTRICTION_CONFIG_KIND,
+  type TolerationRestrictionConfig,
+} from '../../config/pod-toleration-restriction.js';
 
 /** The plugin's configuration, checked with the API's toleration rules; none given is empty lists. */
 export function parsePodTolerationRestrictionConfiguration(raw: unknown): TolerationRestrictionConfig {
-  if (raw === undefined || raw === null) return { default: [], whitelist: [] };
-  if (!isObject(raw)) throw new PluginConfigurationError('the configuration must be an object (a Configuration)');
-  const errs: string[] = [];
-  for (const k of Object.keys(raw)) if (!TOP_FIELDS.has(k)) errs.push(`${k}: unknown field`);
-  if (raw.apiVersion !== POD_TOLERATION_RESTRICTION_CONFIG_API_VERSION) {
-    errs.push(`apiVersion: Unsupported value ${JSON.stringify(raw.apiVersion ?? '')}: supported values: "${POD_TOLERATION_RESTRICTION_CONFIG_API_VERSION}"`);
-  }
-  if (raw.kind !== POD_TOLERATION_RESTRICTION_CONFIG_KIND) {
-    errs.push(`kind: Unsupported value ${JSON.stringify(raw.kind ?? '')}: supported values: "${POD_TOLERATION_RESTRICTION_CONFIG_KIND}"`);
-  }
-  const list = (field: 'default' | 'whitelist'): Obj[] => {
-    try {
-      return decodeTolerations(raw[field], field, true);
-    } catch (e) {
-      errs.push((e as Error).message);
-      return [];
-    }
-  };
-  const config = { default: list('default'), whitelist: list('whitelist') };
-  if (errs.length > 0) throw new PluginConfigurationError(errs.join(', '));
-  return config;
+  return parseTolerationRestrictionDocument(raw, (list, field) => decodeTolerations(list, field, true));
 }
 
 /** Whether every toleration is covered by one of the whitelist (an empty whitelist or list passes). */

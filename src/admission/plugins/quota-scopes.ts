@@ -5,15 +5,12 @@
  */
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
+import type { ScopeRequirement } from '../../config/resource-quota.js';
 import { parseQuantity } from './quantity.js';
 
 type Obj = Record<string, unknown>;
 
-export interface ScopeRequirement {
-  scopeName: string;
-  operator: string;
-  values: string[];
-}
+export type { ScopeRequirement };
 
 const obj = (v: unknown): Obj => (isObject(v) ? v : {});
 const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);

@@ -3,43 +3,15 @@
  * entry (spec 5.5 file table) or from the `--oidc-*` flags, with every CEL expression already compiled.
  */
 import type { CompiledCel } from '../../cel/index.js';
+import type { ClaimMappingOf, ExpressionRuleOf, JwtAuthenticatorOf, JwtIssuer } from '../../config/authentication.js';
 
-/** `claim` must be present with exactly `requiredValue` (a string). */
-export interface RequiredClaimRule {
-  claim: string;
-  requiredValue: string;
-}
+export type { JwtIssuer, RequiredClaimRule } from '../../config/authentication.js';
 
 /** A CEL boolean that must be true; `message` is what the log says when it is not. */
-export interface ExpressionRule {
-  expression: CompiledCel;
-  message: string;
-}
-
+export type ExpressionRule = ExpressionRuleOf<CompiledCel>;
 /** A claim's value behind a prefix ('' for none), or a CEL expression's result. */
-export type ClaimMapping = { claim: string; prefix: string } | { expression: CompiledCel };
-
-export interface JwtIssuer {
-  url: string;
-  /** Fetched exactly as given; without it, `<url>/.well-known/openid-configuration`. */
-  discoveryURL?: string;
-  /** PEM CAs for the discovery and JWKS fetches; default: the system roots. */
-  certificateAuthority?: string;
-  /** Any of them in the token's `aud` will do (MatchAny). */
-  audiences: readonly string[];
-}
-
-export interface JwtAuthenticatorConfig {
-  issuer: JwtIssuer;
-  claimValidationRules: readonly (RequiredClaimRule | ExpressionRule)[];
-  username: ClaimMapping;
-  groups?: ClaimMapping;
-  uid?: { claim: string } | { expression: CompiledCel };
-  extra: readonly { key: string; expression: CompiledCel }[];
-  userValidationRules: readonly ExpressionRule[];
-  /** The JWS algorithms accepted from this issuer. */
-  signingAlgorithms: readonly string[];
-}
+export type ClaimMapping = ClaimMappingOf<CompiledCel>;
+export type JwtAuthenticatorConfig = JwtAuthenticatorOf<CompiledCel>;
 
 /** Where the discovery document of an issuer is fetched from. */
 export const discoveryUrlOf = (issuer: JwtIssuer): string =>

@@ -6,8 +6,10 @@ import { AUTHORIZATION_GROUP } from '../../api/naming.js';
 import { isObject } from '../../api/types.js';
 import type { Attributes } from '../index.js';
 
-export type SarVersion = 'v1' | 'v1beta1';
-export const SAR_VERSIONS: readonly SarVersion[] = ['v1', 'v1beta1'];
+import { SUBJECT_ACCESS_REVIEW_VERSIONS, type SubjectAccessReviewVersion } from '../../config/authorization.js';
+
+export type SarVersion = SubjectAccessReviewVersion;
+export const SAR_VERSIONS: readonly SarVersion[] = SUBJECT_ACCESS_REVIEW_VERSIONS;
 
 export interface ResourceAttributes {
   namespace?: string;
