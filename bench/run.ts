@@ -14,6 +14,15 @@ const suites: Record<string, () => Promise<{ main(args: string[]): Promise<void>
   apf: () => import('./apf.js'),
   metrics: () => import('./metrics.js'),
   tracing: () => import('./tracing.js'),
+  testenv: () => import('./testenv.js'),
+  client: () => import('./client.js'),
+  naming: () => import('./naming.js'),
+  'custom-schema': () => import('./custom-schema.js'),
+  crd: () => import('./crd.js'),
+  orchctl: () => import('./orchctl.js'),
+  'namespace-delete': () => import('./namespace-delete.js'),
+  gc: () => import('./gc.js'),
+  controllers: () => import('./controllers.js'),
 };
 
 const [name, ...args] = process.argv.slice(2);

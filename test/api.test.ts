@@ -216,13 +216,14 @@ describe('resource API over HTTPS (spec 4.1)', () => {
 
   it('paginates with limit and continue at one resourceVersion (spec 4.6)', async () => {
     await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'paged' } } });
-    for (let i = 0; i < 5; i++) await call('POST', '/api/v1/namespaces/paged/configmaps', { body: cm(`p${i}`) });
-    const p1 = await call('GET', '/api/v1/namespaces/paged/configmaps?limit=2');
+    for (let i = 0; i < 5; i++) await call('POST', '/api/v1/namespaces/paged/configmaps', { body: cm(`p${i}`, {}, { labels: { page: 'y' } }) });
+    // Only the test's own objects: the root-CA publisher adds a ConfigMap to every namespace (issue 19).
+    const p1 = await call('GET', '/api/v1/namespaces/paged/configmaps?labelSelector=page%3Dy&limit=2');
     assert.equal(p1.json.items.length, 2);
     assert.ok(p1.json.metadata.continue);
-    await call('POST', '/api/v1/namespaces/paged/configmaps', { body: cm('p9-late') });
-    const p2 = await call('GET', `/api/v1/namespaces/paged/configmaps?limit=2&continue=${encodeURIComponent(p1.json.metadata.continue)}`);
-    const p3 = await call('GET', `/api/v1/namespaces/paged/configmaps?limit=2&continue=${encodeURIComponent(p2.json.metadata.continue)}`);
+    await call('POST', '/api/v1/namespaces/paged/configmaps', { body: cm('p9-late', {}, { labels: { page: 'y' } }) });
+    const p2 = await call('GET', `/api/v1/namespaces/paged/configmaps?labelSelector=page%3Dy&limit=2&continue=${encodeURIComponent(p1.json.metadata.continue)}`);
+    const p3 = await call('GET', `/api/v1/namespaces/paged/configmaps?labelSelector=page%3Dy&limit=2&continue=${encodeURIComponent(p2.json.metadata.continue)}`);
     assert.equal(p2.json.metadata.resourceVersion, p1.json.metadata.resourceVersion);
     assert.deepEqual([...p1.json.items, ...p2.json.items, ...p3.json.items].map((i: any) => i.metadata.name), ['p0', 'p1', 'p2', 'p3', 'p4']);
     assert.ok(!p3.json.metadata.continue);

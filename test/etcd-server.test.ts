@@ -12,7 +12,7 @@ describe('the API server on etcd (spec 4.5 reads while the cache lags other type
   let call: ReturnType<typeof client>;
   before(async () => {
     etcd = await startEtcd();
-    server = await startServer({ port: 0, storage: { type: 'etcd', endpoints: [etcd.endpoint], keyPrefix: '/orch-test' } });
+    server = await startServer({ port: 0, controllers: [], storage: { type: 'etcd', endpoints: [etcd.endpoint], keyPrefix: '/orch-test' } });
     call = client(server);
   });
   after(async () => {

@@ -15,7 +15,8 @@ import { client } from './helpers/client.js';
 import { failsToStart, stopAll, tempDir } from './helpers/apiserver-process.js';
 import { startKmsPlugin, type KmsPlugin } from './helpers/kms-plugin.js';
 
-const MEMORY = { port: 0, storage: { type: 'memory' as const } };
+// No in-process controllers: their lists and writes (a root CA ConfigMap per namespace) would be counted here.
+const MEMORY = { port: 0, storage: { type: 'memory' as const }, controllers: [] as string[] };
 const ROOT = join(import.meta.dirname, '..');
 
 async function withServer<T>(opts: Parameters<typeof startServer>[0], fn: (s: RunningServer) => Promise<T>): Promise<T> {

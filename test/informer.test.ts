@@ -34,7 +34,7 @@ describe('@kubernetes/client-node informer keeps an exact copy (spec 4.5, 6.4)',
     dirs.push(dir);
     const port = await freePort();
     const storage = { type: 'sqlite' as const, path: join(dir, 'orch.db') };
-    let server: RunningServer = await startServer({ port, dataDir: dir, storage, writeKubeconfig: true });
+    let server: RunningServer = await startServer({ controllers: [], port, dataDir: dir, storage, writeKubeconfig: true });
     const call = () => client(server);
     await call()('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'inf' } } });
 
@@ -73,7 +73,7 @@ describe('@kubernetes/client-node informer keeps an exact copy (spec 4.5, 6.4)',
 
       // Restart: the informer re-watches from its last resourceVersion.
       await server.close();
-      server = await startServer({ port, dataDir: dir, storage });
+      server = await startServer({ controllers: [], port, dataDir: dir, storage });
       await call()('POST', '/api/v1/namespaces/inf/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-restart' } } });
       await until('informer in sync after a restart', inSync);
 
@@ -84,7 +84,7 @@ describe('@kubernetes/client-node informer keeps an exact copy (spec 4.5, 6.4)',
       await client(other)('POST', '/api/v1/namespaces/inf/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'while-away' } } });
       await client(other)('DELETE', '/api/v1/namespaces/inf/configmaps/c0');
       await other.close();
-      server = await startServer({ port, dataDir: dir, storage });
+      server = await startServer({ controllers: [], port, dataDir: dir, storage });
       await until('informer in sync after a 410 and relist', inSync);
       assert.ok(informerState().has('while-away'));
       assert.ok(!informerState().has('c0'));

@@ -18,6 +18,7 @@ describe('list and watch through the watch cache (spec 4.5-4.7)', () => {
     server = await startServer({
       port: 0,
       storage: { type: 'memory' },
+      controllers: [],
       watchBookmarkIntervalMs: 200,
       featureGates: { WatchList: true },
     });
@@ -91,7 +92,7 @@ describe('list and watch through the watch cache (spec 4.5-4.7)', () => {
   });
 
   it('an expired continue token is 410 telling the client to start again (spec 4.6, 7)', async () => {
-    const s = await startServer({ port: 0, storage: { type: 'memory' } });
+    const s = await startServer({ port: 0, storage: { type: "memory" }, controllers: [] });
     const c = client(s);
     try {
       for (let i = 0; i < 4; i++) await c('POST', '/api/v1/namespaces/default/configmaps', { body: cm(`x${i}`) });
@@ -145,7 +146,7 @@ describe('list and watch through the watch cache (spec 4.5-4.7)', () => {
   });
 
   it('sendInitialEvents without the WatchList gate is 400, so clients fall back to list + watch', async () => {
-    const s = await startServer({ port: 0, storage: { type: 'memory' } });
+    const s = await startServer({ port: 0, storage: { type: "memory" }, controllers: [] });
     try {
       const r = await client(s)('GET', '/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
       assert.equal(r.status, 400, r.text);
@@ -161,7 +162,7 @@ describe('list and watch through the watch cache (spec 4.5-4.7)', () => {
   });
 
   it('a watcher that stops reading never slows writes or other watchers; its watch is ended (spec 4.7)', async () => {
-    const s = await startServer({ port: 0, storage: { type: 'memory' }, watchMaxQueue: 20 });
+    const s = await startServer({ port: 0, storage: { type: "memory" }, watchMaxQueue: 20, controllers: [] });
     const c = client(s);
     try {
       const start = (await c('GET', '/api/v1/namespaces/default/configmaps')).json.metadata.resourceVersion;

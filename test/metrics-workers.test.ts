@@ -23,7 +23,7 @@ describe('metrics flags of orch-apiserver (spec 3.4)', () => {
 describe('/metrics with --workers (spec 3.4)', () => {
   it('spec 3.4: one scrape answers for every worker: requests spread over two workers are all counted', async () => {
     const d = tempDir();
-    const s = await startApiserver([`--data-dir=${join(d, 'data')}`, '--workers=2', '--show-hidden-metrics-for-version=1.30']);
+    const s = await startApiserver([`--data-dir=${join(d, 'data')}`, '--workers=2', '--controllers=', '--show-hidden-metrics-for-version=1.30']);
     await s.stderrLine(/all 2 workers serving/, 20_000);
     const call = client(s.target);
     // Each request opens its own connection, so the supervisor deals them to both workers.

@@ -39,7 +39,7 @@ describe('/metrics (spec 3.4, 5.8)', () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-metrics-'));
     writeFileSync(join(dir, 'tokens.csv'), 'tok-mon,mon,uid-mon,system:monitoring\ntok-bob,bob,uid-bob,devs\n');
     writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
-    server = await startServer({ port: 0, dataDir: join(dir, 'data'), storage: { type: 'sqlite', path: join(dir, 'orch.db') }, tokenAuthFile: join(dir, 'tokens.csv'), auditPolicyFile: join(dir, 'policy.yaml'), auditBackends: [new LossySink()] });
+    server = await startServer({ controllers: [], port: 0, dataDir: join(dir, "data"), storage: { type: 'sqlite', path: join(dir, 'orch.db') }, tokenAuthFile: join(dir, 'tokens.csv'), auditPolicyFile: join(dir, 'policy.yaml'), auditBackends: [new LossySink()] });
     call = client(server);
     hook = await startWebhookServer((review) => (review.request.object?.metadata?.name === 'refused' ? { response: { uid: review.request.uid, allowed: false } } : allow(review)));
   });
@@ -180,7 +180,7 @@ describe('/metrics (spec 3.4, 5.8)', () => {
   });
 
   it('spec 3.4: two servers in one process keep separate counts', async () => {
-    const other = await startServer({ port: 0, storage: { type: 'memory' } });
+    const other = await startServer({ port: 0, storage: { type: "memory" }, controllers: [] });
     try {
       const c = client(other);
       const text = (await c('GET', '/metrics')).text;

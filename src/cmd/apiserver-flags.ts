@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServerOptions } from '../server/index.js';
+import { parseNaming } from '../server/naming-bundle.js';
+import { normalizeControllerList } from '../config/controller-names.js';
 import type { BackendSpec } from '../storage/index.js';
 import { parseRuntimeConfig, servingFilter } from '../registry/resources/versions.js';
 import { serviceNetwork } from '../registry/resources/services/network.js';
@@ -87,6 +89,8 @@ ${AUDIT_USAGE}  --audit-webhook-config-file=PATH   kubeconfig of an audit webhoo
   --encryption-provider-config-automatic-reload=false   re-read that file when it changes (an invalid version is logged and ignored)
 ${EGRESS_USAGE}${TRACING_USAGE}  --show-hidden-metrics-for-version=X.Y   expose the metrics hidden in this release; only the previous release (${formatMinorVersion(previousRelease())}) is accepted
   --workers=1                     server processes sharing the port and the store (1-${MAX_WORKERS}, or auto = one per core)
+  --controllers=*                 controllers of the in-process controller manager (as orch-controller-manager's); empty = none
+  --naming=orch                   orch (the spec's identifiers) | k8s (the reference's: *.k8s.io groups, kube-system, ...)
 `;
 
 /** The command line: the options of each server process, and how many of them to run. */
@@ -199,6 +203,8 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
       'encryption-provider-config-automatic-reload': { type: 'string' },
       'show-hidden-metrics-for-version': { type: 'string' },
       workers: { type: 'string' },
+      naming: { type: 'string' },
+      controllers: { type: 'string' },
       ...AUDIT_BATCH_FLAG_OPTIONS,
       ...AUDIT_FLAG_OPTIONS,
       ...EGRESS_FLAG_OPTIONS,
@@ -295,6 +301,12 @@ export function parseFlags(argv: string[]): CliOptions | 'help' {
   const showHidden = values['show-hidden-metrics-for-version'];
   checkShowHiddenVersion(showHidden); // anything but the previous release is a usage error
   if (showHidden) opts.showHiddenMetricsForVersion = showHidden;
+  if (values.naming !== undefined) opts.naming = parseNaming('--naming', values.naming);
+  if (values.controllers !== undefined) {
+    const problems: string[] = [];
+    opts.controllers = normalizeControllerList(values.controllers === '' ? [] : values.controllers.split(',').map((x) => x.trim()), '--controllers', problems);
+    if (problems.length) throw new Error(problems.join('; '));
+  }
   return { server: opts, workers };
 }
 

@@ -6,24 +6,25 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_NAMESPACE, NODE_LEASE_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
+import { DEFAULT_NAMESPACE, NAMING, NODE_LEASE_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE, type Naming } from '../api/naming.js';
+import { parseNaming, startServerInNaming } from './naming-bundle.js';
 import { parseTokenFile } from '../authn/index.js';
 import { RbacAuthorizer, RbacIndex } from '../authz/rbac/index.js';
 import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, webhookFactory, type AuthOptions } from './auth-setup.js';
 import { checkJwtAuthentication } from './auth-setup.js';
-import { feedRbacIndex, reconcileDefaultRbac, startAggregation } from './rbac-setup.js';
+import { feedRbacIndex, reconcileDefaultRbac } from './rbac-setup.js';
 import { startPolicyStatusController } from './policy-status-setup.js';
 import { NodeAuthorizer, NodeGraph } from '../authz/node/index.js';
 import { AbacAuthorizer } from '../authz/abac/index.js';
 import { feedNodeGraph } from './node-graph-setup.js';
-import { NamespaceLifecycle, Registry } from '../registry/index.js';
+import { collectionPrefix, Registry } from '../registry/index.js';
 import { builtinTypes, createOnlyTypes } from '../registry/resources/index.js';
 import { ensureApiService, serviceNetwork, startServiceRangeRepair } from '../registry/resources/services/index.js';
 import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../registry/resources/versions.js';
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
 import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
-import { buildChain } from './chain.js';
-import { connectMetricSources, createServerMetrics, storageKeyLabels, TimedBackend, type MetricsOptions } from './metrics-setup.js';
+import { buildChain, type RequestObserver } from './chain.js';
+import { connectMetricSources, createServerMetrics, followStorageKeyLabels, storageKeyLabels, TimedBackend, type MetricsOptions } from './metrics-setup.js';
 import { RequestMetrics } from './request-metrics.js';
 import { openAudit, planAudit, type AuditOptions } from './audit-setup.js';
 import type { AuditWebhookOptions } from '../audit/webhook-sink.js';
@@ -33,7 +34,8 @@ import { ensureFlowControlObjects, followFlowControlConfig, planFlowControl, typ
 import { ConnectionDrain } from './connection-drain.js';
 import { StallGuard } from './stall-guard.js';
 import { H2_MAX_HEADER_LIST_SIZE, headerListSize, headersTooLarge, limitHttp1Headers, MAX_H2_HEADER_BYTES } from './header-limits.js';
-import { buildDiscovery } from './discovery.js';
+import { changingDiscovery } from './discovery.js';
+import { followCustomResourceDefinitions } from './crd/index.js';
 import { HealthChecks } from './health.js';
 import { sendStatusError, type Req, type Res } from './http.js';
 import { StreamReq, StreamRes } from './h2-stream.js';
@@ -45,6 +47,7 @@ import { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import { ensureServingCerts } from './tls.js';
 import { applyEncryption, loadEncryption, registerEncryptionHealth, type EncryptionOptions } from './encryption-setup.js';
 import { setUpEgress } from './egress-setup.js';
+import { checkInProcessManager, controllerList, startInProcessControllers, type InProcessManagerOptions } from './controllers-setup.js';
 import { checkGatedFlags, FeatureGates } from '../features/index.js';
 
 
@@ -79,11 +82,15 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptio
   /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
   writeKubeconfig?: boolean;
   /**
-   * Run the start-up bootstrap (default namespaces, default RBAC) and the in-process controllers (namespace
-   * finalizer, ClusterRole aggregation). Default true; the extra worker processes of one server (`--workers`)
-   * leave them to worker 1. The RBAC index feed runs either way.
+   * Run the start-up bootstrap (default namespaces, default RBAC) and the in-process controller manager
+   * (src/controllers/, over HTTPS loopback, under leader election). Default true (= every controller `*`
+   * turns on); a list is `--controllers` (spec 2.12 rule), and an empty list keeps the bootstrap but runs
+   * no manager (a separate orch-controller-manager does the work). false = neither: the extra worker
+   * processes of one server (`--workers`) leave both to worker 1. The RBAC index feed runs either way.
    */
-  controllers?: boolean;
+  controllers?: boolean | string[];
+  /** Tuning of the in-process controller manager (lease timings, service account credentials). */
+  controllerManager?: InProcessManagerOptions;
   log?: (msg: string) => void;
   /** `--service-cluster-ip-range` (default 10.0.0.0/24) and `--service-node-port-range` (default 30000-32767). */
   serviceClusterIPRange?: string;
@@ -94,6 +101,10 @@ export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptio
   egressSelectorConfigFile?: string;
   /** `--tracing-config-file`: request, storage and webhook spans exported over OTLP/gRPC (src/tracing/). */
   tracingConfigFile?: string;
+  /** Test tooling's hook into the filter chain (src/testing/): recording, injected faults. */
+  requestObserver?: RequestObserver;
+  /** Identifiers spelled as the spec does (`orch`, default) or as the reference does (`k8s`; issue 21). */
+  naming?: Naming;
 }
 
 export interface RunningServer {
@@ -104,6 +115,15 @@ export interface RunningServer {
   dataDir: string;
   kubeconfigPath?: string;
   backend: Backend;
+  /** The store itself, under encryption at rest: values as stored (what a snapshot of the store copies). */
+  storageBackend: Backend;
+  /** The naming this server's identifiers are spelled in. */
+  naming: Naming;
+  /**
+   * Resolves true once every watch cache holding one of `keys` has seen the store at `revision` (false after
+   * `timeoutMs`): direct backend writes (a test reset) are then visible to every reader.
+   */
+  cachesReached(keys: readonly string[], revision: number, timeoutMs?: number): Promise<boolean>;
   /** `/readyz` fails, the server keeps serving for the shutdown delay, drains requests, then closes. */
   shutdown(): Promise<void>;
   /** Stops at once (after in-flight requests) and releases every handle. */
@@ -117,6 +137,9 @@ const DRAIN_DEADLINE_MS = 5000;
 
 /** Starts the API server: storage, registry, filter chain, HTTPS (HTTP/2 and HTTP/1.1 on one port). */
 export async function startServer(given: ServerOptions = {}): Promise<RunningServer> {
+  // Another naming's server runs in that naming's module graph (naming-bundle.ts).
+  const naming = parseNaming('naming', given.naming ?? 'orch');
+  if (naming !== NAMING) return startServerInNaming(naming, given);
   const log = given.log ?? (() => undefined);
   // Gates first: an unknown or locked gate, or a flag a disabled gate forbids, stops the start at once.
   const gates = FeatureGates.resolve(given.featureGates ?? {}, log);
@@ -127,6 +150,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const tracing = opts.tracingConfigFile === undefined ? undefined : (await import('./tracing-setup.js')).setUpTracing(opts.tracingConfigFile, { dialer: egress?.controlplane, log });
   // Checked first: a bad --runtime-config leaves nothing behind (not even a temp dir).
   const served = servingFilter(typeof opts.runtimeConfig === 'string' ? parseRuntimeConfig(opts.runtimeConfig) : (opts.runtimeConfig ?? {}));
+  const managerList = controllerList(opts.controllers); // likewise an unknown controller name
+  checkInProcessManager(opts.controllerManager);
   const network = serviceNetwork({ clusterIPRange: opts.serviceClusterIPRange, nodePortRange: opts.serviceNodePortRange });
   const tempDir = opts.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'orch-'));
   const dataDir = opts.dataDir ?? (tempDir as string);
@@ -167,10 +192,12 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const certs = await serving(opts, dataDir, bind);
   const types = builtinTypes(served, { serviceNetwork: network });
   // With encryption at rest, everything above storage (registry, watch caches) sees plain values.
-  const encryption = encryptionSetup && applyEncryption(await openBackend(opts.storage ?? { type: 'memory' }, opts.history), encryptionSetup, types, log);
-  const backend = encryption ? encryption.backend : await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
-  const timedBackend = new TimedBackend(backend, metrics, storageKeyLabels(types));
-  const registry = new Registry(tracing ? tracing.backend(timedBackend) : timedBackend, types, { log, createOnly: createOnlyTypes(served), consistentListFromCache: gates.enabled('ConsistentListFromCache'), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
+  const storageBackend = await openBackend(opts.storage ?? { type: 'memory' }, opts.history);
+  const encryption = encryptionSetup && applyEncryption(storageBackend, encryptionSetup, types, log);
+  const backend = encryption ? encryption.backend : storageBackend;
+  const keyLabels = storageKeyLabels(types);
+  const timedBackend = new TimedBackend(backend, metrics, keyLabels);
+  const registry = new Registry(tracing ? tracing.backend(timedBackend) : timedBackend, types, { log, createOnly: createOnlyTypes(served), consistentListFromCache: gates.enabled('ConsistentListFromCache'), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.history?.windowMs ? { cacheWindowMs: opts.history.windowMs } : {}) });
   let auth: ReturnType<typeof buildAuthenticator>;
   let saDiscovery: ServiceAccountIssuerDiscovery | undefined;
   try {
@@ -200,9 +227,11 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
 
   const shutdownAc = new AbortController();
   setMaxListeners(0, shutdownAc.signal); // every open watch listens for shutdown
-  const discovery = buildDiscovery([...registry.types, ...registry.createOnly], { storageVersionHash: gates.enabled('StorageVersionHash') });
+  const discovery = changingDiscovery(() => [...registry.types, ...registry.createOnly], (f) => registry.onTypesChange(f), { storageVersionHash: gates.enabled('StorageVersionHash') });
+  // Built on first use, and again on the first use after the served types changed (custom resources).
   const lazy = <T>(f: () => T) => {
     let v: T | undefined;
+    registry.onTypesChange(() => (v = undefined));
     return () => (v ??= f());
   };
   const openapiV2 = lazy(() => servedOpenAPIV2(buildOpenAPIV2(registry.types, { version: SERVER_VERSION.gitVersion })));
@@ -210,6 +239,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
 
   const auditEvents = metrics.auditEvents.with();
   const audit = auditPlan ? openAudit(auditPlan, (n) => auditEvents.inc(n)) : undefined;
+  followStorageKeyLabels(registry, keyLabels);
   connectMetricSources(metrics, { registry, ...(audit ? { auditSinks: audit.backends } : {}), ...(auth.jwt ? { jwt: auth.jwt } : {}) });
   const chain = buildChain({
     authenticator: auth.authenticator,
@@ -244,6 +274,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     ...(flowControl ? { flowControl } : {}),
     ...(audit ? { audit: audit.stage } : {}),
     metrics: new RequestMetrics(metrics),
+    ...(opts.requestObserver ? { observer: opts.requestObserver } : {}),
     onInternalError: (e, r) => log(`internal error on ${r.method} ${r.path}: ${e instanceof Error ? e.stack : String(e)}`),
   });
   const handle = tracing ? tracing.wrap(chain) : chain;
@@ -277,7 +308,6 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   });
   server.on('sessionError', () => undefined);
 
-  const lifecycle = new NamespaceLifecycle(registry);
   const stops: (() => void)[] = [];
   if (opts.metricsPeers) stops.push(opts.metricsPeers.answer(() => metrics.registry.snapshot()));
   const controllers = opts.controllers !== false;
@@ -293,22 +323,20 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         (e: unknown) => log(`node authorizer: cannot follow pods: ${(e as Error).message}`),
       );
     stops.push(authz.start()); // follows --authorization-config; closes webhook connections at the end
+    stops.push(await followCustomResourceDefinitions(registry, { controllers, fieldSelectors: gates.enabled('CustomResourceFieldSelectors'), ...(egress ? { egress } : {}), log }));
     if (flowControl) stops.push(await followFlowControlConfig(registry, flowControl, { controllers, log }));
     if (controllers) {
       await reconcileDefaultRbac(registry, log);
       await ensureBootstrapObjects(registry, log);
       await ensureFlowControlObjects(registry, log);
-      stops.push(startAggregation(registry, log));
       stops.push(startPolicyStatusController(registry, log));
     }
     bootstrapped = true;
-    if (controllers) await lifecycle.start();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(opts.port ?? 6443, bind, () => resolve());
     });
   } catch (e) {
-    lifecycle.stop();
     stops.forEach((x) => x());
     registry.stopCaches();
     await backend.close();
@@ -326,6 +354,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     await ensureApiService(registry, network, port, log);
     stops.push(await startServiceRangeRepair(registry, network, log));
   }
+  // Started once the server answers: the manager is a client of it like any other.
+  const caKeyPem = 'caKeyPem' in certs ? certs.caKeyPem : undefined;
+  const stopManager = managerList && startInProcessControllers(managerList, { url, caCertPem: certs.caCertPem, ...(caKeyPem ? { caKeyPem } : {}), adminToken }, opts.controllerManager ?? {}, log);
 
   let kubeconfigPath: string | undefined;
   if (opts.writeKubeconfig) {
@@ -336,7 +367,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      lifecycle.stop();
+      await stopManager?.(); // first: its controllers' requests and the lease release need the server
       stops.forEach((x) => x());
       await new Promise<void>((resolve) => {
         server.close(() => resolve()); // stops accepting; resolves once every connection has closed
@@ -364,6 +395,18 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     dataDir,
     ...(kubeconfigPath ? { kubeconfigPath } : {}),
     backend,
+    storageBackend,
+    naming: NAMING,
+    cachesReached: async (keys, revision, timeoutMs = 5000) => {
+      const dirs = new Set(keys.map((k) => k.slice(0, k.lastIndexOf('/') + 1)));
+      const owners = registry.storageOwners().filter((s) => {
+        const prefix = collectionPrefix(s.type.storageKey);
+        for (const d of dirs) if (d.startsWith(prefix)) return true;
+        return false;
+      });
+      const reached = await Promise.all(owners.map((s) => registry.reader(s.type).cacher.waitFor(revision, timeoutMs)));
+      return reached.every(Boolean);
+    },
     close,
     shutdown: async () => {
       health.setShuttingDown();

@@ -4,7 +4,7 @@ import { decodeBody, encode, JSON_MEDIA, negotiate, YAML_MEDIA, type Representat
 import { badRequest, internalError, methodNotAllowed, notFound, notFoundMessage } from '../../errors/index.js';
 import { APPLY_PATCH_YAML } from '../../patch/index.js';
 import type { GenericStore, Registry } from '../../registry/index.js';
-import { decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
+import { decodeConverted, decodeFromStorage, listObjects, objectJson } from '../../registry/index.js';
 import { canonicalResourceVersion, parseResourceVersion } from '../../registry/resource-version.js';
 import { header, readBody, sendBytes, streamList, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
@@ -29,6 +29,8 @@ import { auditDeprecation } from '../audit-stage.js';
 import type { FeatureGates } from '../../features/index.js';
 
 const OFFERS = [JSON_MEDIA, YAML_MEDIA, PROTOBUF_MEDIA_TYPE];
+/** Custom resources have no protobuf form (spec 4.4): a client asking only for it gets 406, with a fallback JSON. */
+const CUSTOM_OFFERS = [JSON_MEDIA, YAML_MEDIA];
 
 export interface ResourceContext {
   req: Req;
@@ -89,18 +91,19 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
   const namespace = t.namespaced ? info.namespace || undefined : undefined;
   // A cluster-scoped type under namespaces/<ns>/..., or a namespaced item without a namespace, has no URL.
   if (!t.namespaced && info.namespace && !(info.resource === 'namespaces')) throw notFoundMessage('the server could not find the requested resource');
-  if (t.namespaced && !namespace && info.name) throw notFoundMessage('the server could not find the requested resource');
+  // (A list or watch across namespaces may carry a name taken from `fieldSelector=metadata.name=`; it is not in the path.)
+  if (t.namespaced && !namespace && info.name && info.verb !== 'list' && info.verb !== 'watch') throw notFoundMessage('the server could not find the requested resource');
   if (info.subresource && !t.subresources.includes(info.subresource)) {
     throw notFoundMessage('the server could not find the requested resource');
   }
   // Deprecated APIs warn on every request (spec 7); set now, as get, list and watch write their own headers.
-  const deprecation = deprecationOf(t.group, t.version, t.plural);
+  const deprecation = t.deprecation ?? deprecationOf(t.group, t.version, t.plural);
   if (deprecation) {
     ctx.res.setHeader('Warning', warningHeaderValues([deprecation.warning]));
     auditDeprecation(ctx.audit, deprecation.removedRelease);
     ctx.metrics?.deprecatedApi(t.group, t.version, t.plural, info.subresource, deprecation.removedRelease);
   }
-  ctx.response = negotiateResponse(ctx.req, info.verb);
+  ctx.response = negotiateResponse(ctx.req, info.verb, t.custom ? CUSTOM_OFFERS : OFFERS);
   const dryRun = parseDryRun(query);
   if (info.subresource === 'scale' && t.scale && info.name) {
     const scaleWarnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
@@ -159,17 +162,18 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       if (info.name) throw methodNotAllowed('POST', `${t.plural} items`);
       if (t.namespaced && !namespace) throw methodNotAllowed('POST', `${t.plural} across all namespaces`);
       const raw = await readBody(ctx.req);
-      const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      const body = decodeBody(header(ctx.req, 'content-type'), raw, t.custom ? CUSTOM_OFFERS : undefined);
       ctx.audit?.requestObject(body);
       const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'));
       const write = { dryRun, ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body), bodyOwned: true, user: ctx.user };
       const created = await store.createStored(namespace, body, write);
       if ('object' in created) return respond(ctx, 201, created.object);
+      if (t.asyncConversion) return respond(ctx, 201, (await decodeConverted(t, [created.kv]))[0]);
       return respondStored(ctx, 201, t, created.kv.value, created.kv.modRevision);
     }
     case 'update': {
       const raw = await readBody(ctx.req);
-      const body = decodeBody(header(ctx.req, 'content-type'), raw);
+      const body = decodeBody(header(ctx.req, 'content-type'), raw, t.custom ? CUSTOM_OFFERS : undefined);
       ctx.audit?.requestObject(body);
       const fieldManager = fieldManagerOf(query, header(ctx.req, 'user-agent'), 'UpdateOptions');
       const write = { dryRun, ...sub(info), ...admit({ fieldManager }), fieldManager, checkFields: fieldChecker(validation, t, raw, header(ctx.req, 'content-type'), warnings, body) };
@@ -177,7 +181,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       return respond(ctx, created ? 201 : 200, object);
     }
     case 'patch': {
-      const patchType = patchMediaType(header(ctx.req, 'content-type'));
+      const patchType = patchMediaType(header(ctx.req, 'content-type'), t.custom === true);
       const raw = await readBody(ctx.req);
       const body = decodeBody(patchType, raw, [patchType]);
       ctx.audit?.requestObject(body);
@@ -233,6 +237,12 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
     value = item.value;
     revision = item.modRevision;
   }
+  // A conversion that calls out (a CRD's webhook): decoded and converted, then served as any object.
+  if (t.asyncConversion) {
+    const [obj] = await decodeConverted(t, [{ value, modRevision: revision }]);
+    if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [obj as ApiObject], ctx.query));
+    return sendRep(ctx, rep.mediaType, obj);
+  }
   if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject], ctx.query));
   if (rep.mediaType === JSON_MEDIA) return sendRaw(ctx, JSON_MEDIA, objectJson(t, value, revision));
   return sendRep(ctx, rep.mediaType, JSON.parse(objectJson(t, value, revision).toString('utf8')));
@@ -275,10 +285,10 @@ export function respond(ctx: { req: Req; res: Res; warnings?: string[]; response
 }
 
 /** Reads (with their Table forms) and writes alike; watch streams settle their framing in watch.ts. */
-function negotiateResponse(req: Req, verb: string): Representation | undefined {
+function negotiateResponse(req: Req, verb: string, offers = OFFERS): Representation | undefined {
   if (verb === 'watch') return undefined;
   const accept = header(req, 'accept');
-  return verb === 'get' || verb === 'list' ? negotiateWithTables(accept, OFFERS) : negotiate(accept, OFFERS);
+  return verb === 'get' || verb === 'list' ? negotiateWithTables(accept, offers) : negotiate(accept, offers);
 }
 
 function parseDryRun(q: URLSearchParams): boolean {
@@ -328,6 +338,11 @@ async function deleteOptions(ctx: ResourceContext) {
   }
   const pre = isObject(body.preconditions) ? body.preconditions : undefined;
   const policy = (body.propagationPolicy as string | undefined) ?? ctx.query.get('propagationPolicy') ?? undefined;
+  const orphanRaw = body.orphanDependents ?? ctx.query.get('orphanDependents') ?? undefined;
+  if (orphanRaw !== undefined && orphanRaw !== null && !['true', 'false'].includes(String(orphanRaw))) {
+    throw badRequest(`orphanDependents: Invalid value: "${String(orphanRaw)}": must be a boolean`);
+  }
+  const orphanDependents = orphanRaw === undefined || orphanRaw === null ? undefined : String(orphanRaw) === 'true';
   const dryRun = Array.isArray(body.dryRun) ? body.dryRun.length > 0 : false;
   if (Array.isArray(body.dryRun) && body.dryRun.some((v) => v !== 'All')) {
     throw badRequest(`Invalid dry run value: ${JSON.stringify(body.dryRun)}: supported values: "All"`);
@@ -339,6 +354,7 @@ async function deleteOptions(ctx: ResourceContext) {
   return {
     ...(pre ? { preconditions: pre as { uid?: string; resourceVersion?: string } } : {}),
     ...(policy ? { propagationPolicy: policy } : {}),
+    ...(orphanDependents !== undefined ? { orphanDependents } : {}),
     ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
     dryRun,
   };
@@ -349,6 +365,7 @@ function deleteOptionsForAdmission(opts: Awaited<ReturnType<typeof deleteOptions
   return {
     ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
     ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+    ...(opts.orphanDependents !== undefined ? { orphanDependents: opts.orphanDependents } : {}),
     ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
   };
 }
