@@ -181,7 +181,7 @@ async function inProcessStartMs(): Promise<number> {
 }
 
 export async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' }, ops: { type: 'string' }, workers: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, ca: { type: 'string' }, insecure: { type: 'boolean' }, ops: { type: 'string' }, workers: { type: 'string' }, 'server-arg': { type: 'string', multiple: true } } });
   const ops = new Set((values.ops ?? OPS.join(',')).split(',').map((o) => o.trim()));
   for (const o of ops) if (!(OPS as readonly string[]).includes(o)) throw new Error(`--ops: unknown operation "${o}" (known: ${OPS.join(', ')})`);
   const header = `api benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CLIENTS} clients over ${SESSIONS} HTTP/2 connections, ${PHASE_MS} ms per phase`;
@@ -193,7 +193,8 @@ export async function main(args: string[]): Promise<void> {
     return;
   }
   const startMs = await inProcessStartMs();
-  const child = await startChild(values.workers ? [`--workers=${values.workers}`] : []);
+  // --server-arg=--controllers= (repeatable) passes a flag to the server under test.
+  const child = await startChild([...(values.workers ? [`--workers=${values.workers}`] : []), ...(values['server-arg'] ?? [])]);
   try {
     const rows = await benchTarget(child.target, ops as Set<Op>);
     console.log(header);

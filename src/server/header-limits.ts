@@ -52,6 +52,10 @@ export function limitHttp1Headers(server: Http2SecureServer): void {
       socket.destroy();
       return;
     }
+    // Keep reading (and dropping) what the client still sends: closing a socket with unread input resets
+    // the connection, and the client then loses the answer before it has read it.
+    socket.on('data', () => undefined);
+    socket.resume();
     socket.end(clientErrorResponse(err.code));
     // A client that does not read its answer is not waited for.
     setTimeout(() => socket.destroy(), 2000).unref();
