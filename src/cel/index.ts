@@ -7,7 +7,7 @@
  */
 export { celEnvironment, compileCel, firstLine, type CelEnvironment, type CompiledCel, type ResultType } from './compile.js';
 export { BUDGET_EXCEEDED, DEFAULT_ITERATION_BUDGET, DEFAULT_TIME_BUDGET_MS, EvaluationBudget } from './budget.js';
-export { celValue } from './value.js';
+export { celScalarType, celValue } from './value.js';
 export { evaluateMatchConditions, type MatchCondition, type MatchOutcome } from './conditions.js';
 export { AuthorizationAnswers, type AskAuthorizer, type AuthzDecision, type AuthzQuestion, type AuthzUser } from './authorizer-answers.js';
 export { authorizerProblem, authorizerValue, registerAuthorizerLibrary, usesAuthorizer, type AuthorizerValue } from './authorizer-library.js';

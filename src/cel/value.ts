@@ -12,3 +12,22 @@ export function celValue(v: unknown): unknown {
   }
   return v;
 }
+
+/**
+ * The CEL type of a schema leaf as the reference maps OpenAPI types and formats (byte strings, date-time
+ * timestamps, durations); objects, arrays and anything unknown are left to the caller as `dyn`.
+ */
+export function celScalarType(type: string | undefined, format: string | undefined): string {
+  switch (type) {
+    case 'string':
+      return format === 'byte' ? 'bytes' : format === 'date-time' ? 'google.protobuf.Timestamp' : format === 'duration' ? 'google.protobuf.Duration' : 'string';
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'dyn';
+  }
+}

@@ -6,6 +6,7 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import type { Schema } from '../../api/schema.js';
+import { celScalarType } from '../../cel/index.js';
 
 /** The declared type of a value of `schema`, as a cel-js type string. */
 export type CelTypeName = string;
@@ -37,16 +38,8 @@ export class SchemaTypeDeclarer {
       }
       case 'array':
         return `list<${this.typeOf(schema.items, `${path}.@item`)}>`;
-      case 'string':
-        return schema.format === 'byte' ? 'bytes' : schema.format === 'date-time' ? TIMESTAMP : schema.format === 'duration' ? DURATION : 'string';
-      case 'integer':
-        return 'int';
-      case 'number':
-        return 'double';
-      case 'boolean':
-        return 'bool';
       default:
-        return 'dyn';
+        return celScalarType(schema.type, schema.format);
     }
   }
 

@@ -5,7 +5,7 @@
  * dynamic. Checking uses declared types; evaluation runs on the converted plain values.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { celValue } from '../../../cel/index.js';
+import { celScalarType, celValue } from '../../../cel/index.js';
 import { parseGoDuration } from '../../../util/duration.js';
 import type { Node } from './node.js';
 
@@ -83,16 +83,8 @@ export class RuleTypes {
       }
       case 'array':
         return `list<${this.typeOf(node.items, `${name}.@item`)}>`;
-      case 'string':
-        return node.format === 'byte' ? 'bytes' : node.format === 'date-time' ? TIMESTAMP : node.format === 'duration' ? DURATION : 'string';
-      case 'integer':
-        return 'int';
-      case 'number':
-        return 'double';
-      case 'boolean':
-        return 'bool';
       default:
-        return 'dyn';
+        return celScalarType(node.type, node.format);
     }
   }
 
