@@ -1,6 +1,8 @@
 /**
  * API benchmark: 64 concurrent clients over HTTP/2 create, get, update (get + put) and merge-patch 1 KiB
  * ConfigMaps, and create Deployments, for a fixed time each; it can be pointed at any server of this API family.
+ * With both create phases selected they run interleaved (halves A, B, B, A), so their ratio is not skewed by
+ * the order (a later phase meets a larger store).
  *
  *   npm run bench -- api                          # starts orch-apiserver (SQLite, durable) as a child process
  *   npm run bench -- api --url URL --token T [--ca FILE] [--insecure]
@@ -15,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { startServer } from '../src/index.js';
 import { H2Client } from './h2-client.js';
-import { fmt, runFor } from './stats.js';
+import { fmt, percentile, runFor, type LoopResult } from './stats.js';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 5000);
 const CLIENTS = 64;
@@ -71,7 +73,8 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
   const data = { payload: 'x'.repeat(1024) };
   const names: string[][] = Array.from({ length: CLIENTS }, () => []);
   const rows: Record<string, string>[] = [];
-  const row = (op: string, r: Awaited<ReturnType<typeof runFor>>) =>
+  let deployRow: LoopResult | undefined;
+  const row = (op: string, r: LoopResult) =>
     rows.push({ op, 'ops/s': fmt(r.perSecond), 'p50 ms': fmt(r.p50, 1), 'p99 ms': fmt(r.p99, 1), errors: String(r.errors) });
 
   const create = async (w: number, i: number) => {
@@ -79,7 +82,19 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
     await request(s(w), t, 'POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
     names[w]!.push(name);
   };
-  if (ops.has('create')) row('create', await runFor(PHASE_MS, CLIENTS, create));
+  // A workload kind with defaults, a pod template and validation.
+  const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const labels = { app: 'bench' };
+  const spec = { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } };
+  const createDeployment = (w: number, i: number) =>
+    request(s(w), t, 'POST', deployments, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `d-${w}-${i}` }, spec });
+  if (ops.has('create') && ops.has('create-deployment')) {
+    // Compared side by side, so neither runs on a store the other has grown more: halves in the order
+    // ConfigMaps, Deployments, Deployments, ConfigMaps, each row summing its two halves.
+    const [cms, deploys] = await alternating(PHASE_MS, CLIENTS, create, createDeployment);
+    row('create', cms);
+    deployRow = deploys;
+  } else if (ops.has('create')) row('create', await runFor(PHASE_MS, CLIENTS, create));
   else await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => { for (let i = 0; i < 8; i++) await create(w, i); })); // objects for the other phases
   const pick = (w: number, i: number) => names[w]![i % Math.max(1, names[w]!.length)]!;
   if (ops.has('get')) row('get', await runFor(PHASE_MS, CLIENTS, (w, i) => request(s(w), t, 'GET', `${base}/${pick(w, i)}`)));
@@ -92,24 +107,49 @@ async function benchTarget(t: Target, ops: ReadonlySet<Op> = new Set(OPS)): Prom
   if (ops.has('merge-patch')) row('merge-patch', await runFor(PHASE_MS, CLIENTS, (w, i) =>
     request(s(w), t, 'PATCH', `${base}/${pick(w, i)}`, { data: { patched: String(i) } }, 'application/merge-patch+json'),
   ));
-  if (ops.has('create-deployment')) {
-    // A workload kind with defaults, a pod template and validation, last, so its objects do not weigh on the ConfigMap phases.
-    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
-    const labels = { app: 'bench' };
-    const spec = { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } };
-    row('create deployment', await runFor(PHASE_MS, CLIENTS, (w, i) =>
-      request(s(w), t, 'POST', deployments, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `d-${w}-${i}` }, spec }),
-    ));
-  }
+  // Alone, last, so its objects do not weigh on the ConfigMap read and write phases.
+  if (ops.has('create-deployment')) row('create deployment', deployRow ?? (await runFor(PHASE_MS, CLIENTS, (w, i) => createDeployment(w, i + 1_000_000))));
   for (const x of sessions) x.close();
   return rows;
+}
+
+/**
+ * Two operations for `ms` in all each, in halves ordered A, B, B, A: whatever grows or warms up over the
+ * run (the store, the caches, the heap) weighs on both alike. Each result sums its halves.
+ */
+async function alternating(
+  ms: number,
+  concurrency: number,
+  a: (worker: number, i: number) => Promise<unknown>,
+  b: (worker: number, i: number) => Promise<unknown>,
+): Promise<[LoopResult, LoopResult]> {
+  const timed = (op: typeof a, into: number[], offset: number) => async (w: number, i: number) => {
+    const t0 = performance.now();
+    await op(w, i + offset);
+    into.push(performance.now() - t0);
+  };
+  const latA: number[] = [];
+  const latB: number[] = [];
+  // The second half of each continues the numbering of its first, so names stay unique.
+  const halves = [
+    await runFor(ms / 2, concurrency, timed(a, latA, 0)),
+    await runFor(ms / 2, concurrency, timed(b, latB, 0)),
+    await runFor(ms / 2, concurrency, timed(b, latB, 1_000_000)),
+    await runFor(ms / 2, concurrency, timed(a, latA, 1_000_000)),
+  ];
+  const sum = (x: LoopResult, y: LoopResult, lat: number[]): LoopResult => {
+    lat.sort((p, q) => p - q);
+    const seconds = x.seconds + y.seconds;
+    return { ops: x.ops + y.ops, seconds, perSecond: (x.ops + y.ops) / seconds, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: x.errors + y.errors };
+  };
+  return [sum(halves[0]!, halves[3]!, latA), sum(halves[1]!, halves[2]!, latB)];
 }
 
 /** Starts orch-apiserver as a child process on a fresh data dir; resolves once /readyz answers 200. */
 export async function startChild(
   extraArgs: string[] = [],
   prepare?: (dir: string) => void,
-): Promise<{ target: Target; readyMs: number; dir: string; idleRssMiB: number; stop(): Promise<void> }> {
+): Promise<{ target: Target; readyMs: number; dir: string; idleRssMiB: number; pid: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-bench-api-'));
   prepare?.(dir);
   const t0 = performance.now();
@@ -159,6 +199,7 @@ export async function startChild(
     readyMs,
     dir,
     idleRssMiB: rss ? Number(rss[1]) / 1024 : NaN,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

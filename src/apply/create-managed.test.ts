@@ -223,6 +223,14 @@ describe('managed fields on create: the one-walk builder equals the general path
     });
   }
 
+  it('reference behaviour: walks after the first (field names cached per schema) give the same FieldsV1', () => {
+    for (const c of cases) {
+      const opts = { ignoreStatus: c.ignoreStatus };
+      const want = toFieldsV1(fieldSetOf(c.obj, c.schema, opts));
+      for (let i = 0; i < 3; i++) assertSame(fieldsV1Of(c.obj, c.schema, opts), want);
+    }
+  });
+
   it('the test table covers entries with and without `.` markers, and creates that own nothing', () => {
     const texts = cases.map((c) => JSON.stringify(recordUpdate(args(c, undefined))));
     assert.ok(texts.some((t) => t.includes('".":{}')));

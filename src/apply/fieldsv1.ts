@@ -68,6 +68,23 @@ export function fieldsV1Of(obj: unknown, schema: Schema | undefined, opts: Field
   return objectFields(obj, schema ?? DEDUCED, [], skipTreeFor(opts), true) ?? {};
 }
 
+/**
+ * `f:<key>` for a declared property, made once per schema: a string built per call must be hashed again
+ * each time it becomes a property key, a cached one is hashed already. Only declared names are kept, so
+ * the cache is bounded by the schemas, not by what clients send.
+ */
+const declaredSegments = new WeakMap<Schema, Map<string, string>>();
+function segmentsOf(s: Schema): Map<string, string> {
+  let segs = declaredSegments.get(s);
+  if (segs === undefined) declaredSegments.set(s, (segs = new Map()));
+  return segs;
+}
+function addSegment(segs: Map<string, string>, key: string): string {
+  const seg = `f:${key}`;
+  segs.set(key, seg);
+  return seg;
+}
+
 /** A value that is a member and has nothing below it: the empty entry. */
 const LEAF = Symbol('leaf');
 type Built = JsonObject | typeof LEAF | undefined;
@@ -83,6 +100,7 @@ function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree |
   if (keys.length > 1) keys.sort();
   let out: JsonObject | undefined;
   const props = s.properties;
+  let segs: Map<string, string> | undefined;
   for (const key of keys) {
     const skipped = skip?.get(key);
     const value = o[key];
@@ -101,7 +119,7 @@ function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree |
     const own = props?.[key];
     const declared = own !== undefined;
     const schema = own ?? memberSchema(s, key).schema;
-    const seg = `f:${key}`;
+    const seg = declared ? (segs ??= segmentsOf(s)).get(key) ?? addSegment(segs, key) : `f:${key}`;
     // Map entries and unknown fields are members themselves; so are empty and null values (SMD's rule).
     let member = !declared || value === null || (isJsonObject(value) && isEmptyObject(value));
     let below: JsonObject | undefined;
