@@ -8,7 +8,7 @@ import { aggregateSnapshots, ApiserverMetrics, checkShowHiddenVersion, METRICS_C
 import type { HistogramSeries } from '../metrics/metric.js';
 import { ROOT } from '../registry/keys.js';
 import type { Registry, ResourceType } from '../registry/index.js';
-import type { Backend, KeyValue, ListOptions, ListResult, ProgressNotify, WatchEvent } from '../storage/index.js';
+import { InstrumentedBackend, type Backend, type StorageCallHook, type StorageOperation } from '../storage/index.js';
 import { sendBytes, type Res } from './http.js';
 
 export interface MetricsOptions {
@@ -60,75 +60,27 @@ export function followStorageKeyLabels(registry: Registry, labels: Map<string, s
  * backend). Watches are streams, not timed. The key's storage identity is cut out of the key (no string is
  * built), and its series is found through the family's maps.
  */
-export class TimedBackend implements Backend {
-  readonly name: string;
-  readonly healthCheck?: () => Promise<void>;
-  readonly requestProgress?: (revision: number) => void;
-
-  constructor(private readonly inner: Backend, private readonly metrics: ApiserverMetrics, private readonly labels: Map<string, string>) {
-    this.name = inner.name;
-    if (inner.healthCheck) this.healthCheck = () => (inner.healthCheck as () => Promise<void>).call(inner);
-    if (inner.requestProgress) this.requestProgress = (r) => (inner.requestProgress as (r: number) => void).call(inner, r);
+export class TimedBackend extends InstrumentedBackend<number> {
+  constructor(inner: Backend, metrics: ApiserverMetrics, labels: Map<string, string>) {
+    super(inner, timingHook(metrics, labels));
   }
+}
 
-  private series(operation: string, key: string): HistogramSeries {
+/** The state is the start time; the series is looked up once the call has settled. */
+function timingHook(metrics: ApiserverMetrics, labels: Map<string, string>): StorageCallHook<number> {
+  const series = (operation: StorageOperation, key: string): HistogramSeries => {
     let type = key;
     if (key.startsWith(ROOT)) {
       const groupEnd = key.indexOf('/', ROOT.length);
       const end = groupEnd < 0 ? -1 : key.indexOf('/', groupEnd + 1);
       type = key.slice(ROOT.length, end < 0 ? key.length : end);
     }
-    return this.metrics.storageDurations.with(operation, this.labels.get(type) ?? type);
-  }
-
-  private timed<T>(operation: string, key: string, p: Promise<T>, started: number): Promise<T> {
-    const s = this.series(operation, key);
-    const done = () => s.observe((performance.now() - started) / 1000);
-    p.then(done, done);
-    return p;
-  }
-
-  currentRevision(): Promise<number> {
-    return this.inner.currentRevision();
-  }
-  compactedRevision(): Promise<number> {
-    return this.inner.compactedRevision();
-  }
-  get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
-    const t = performance.now();
-    return this.timed('get', key, this.inner.get(key, opts), t);
-  }
-  list(prefix: string, opts?: ListOptions): Promise<ListResult> {
-    const t = performance.now();
-    return this.timed('list', prefix, this.inner.list(prefix, opts), t);
-  }
-  count(prefix: string): Promise<number> {
-    const t = performance.now();
-    return this.timed('count', prefix, this.inner.count(prefix), t);
-  }
-  create(key: string, value: Uint8Array): Promise<KeyValue> {
-    const t = performance.now();
-    return this.timed('create', key, this.inner.create(key, value), t);
-  }
-  update(key: string, value: Uint8Array, expectedModRevision: number): Promise<KeyValue> {
-    const t = performance.now();
-    return this.timed('update', key, this.inner.update(key, value, expectedModRevision), t);
-  }
-  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    const t = performance.now();
-    return this.timed('delete', key, this.inner.delete(key, expectedModRevision), t);
-  }
-  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<WatchEvent>;
-  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts: { progress: true; markUnreadable?: boolean }): AsyncIterable<WatchEvent | ProgressNotify>;
-  watch(prefix: string, fromRevision: number, signal: AbortSignal, opts?: { progress: true; markUnreadable?: boolean }): AsyncIterable<WatchEvent | ProgressNotify> {
-    return opts ? this.inner.watch(prefix, fromRevision, signal, opts) : this.inner.watch(prefix, fromRevision, signal);
-  }
-  compact(revision?: number): Promise<number> {
-    return this.inner.compact(revision);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
+    return metrics.storageDurations.with(operation, labels.get(type) ?? type);
+  };
+  return {
+    start: () => performance.now(),
+    finish: (started, operation, key) => series(operation, key).observe((performance.now() - started) / 1000),
+  };
 }
 
 /** Lost events of an audit backend that counts them (`droppedEvents`); 0 for one that does not. */
