@@ -8,8 +8,10 @@ import { isNotFound, TABLE_ACCEPT, type Client, type KubeObject, type ResourceCl
 import type { CliContext, OutputFormat, RegisterCommand } from '../contract.js';
 import { errorText, ExitCode, UsageError } from '../errors.js';
 import { formatObjects } from '../output/print.js';
+import { SortBy } from '../output/sort-by.js';
 import { fromServerTable, renderTables, TabWriter, type TextTable } from '../output/table.js';
 import { kindPrefix, parseResourceArgs, resolveRequests, type ResolvedRequest } from './get-args.js';
+import { sortTables } from './get-sort.js';
 import { watchResource } from './get-watch.js';
 
 export interface GetFlags {
@@ -25,6 +27,7 @@ export interface GetFlags {
   noHeaders?: boolean;
   ignoreNotFound?: boolean;
   showManagedFields?: boolean;
+  sortBy?: string;
 }
 
 /** What one type contributed: objects (or a table) and the errors of names not found. */
@@ -43,13 +46,15 @@ export function parseChunkSize(text: string): number {
   return Number(text);
 }
 
+type IncludeObject = 'None' | 'Metadata' | 'Object';
+
 /** A named object's Table row (one row), with its metadata for namespace and label columns. */
 async function namedTable(client: Client, rc: ResourceClient, name: string, includeObject: string): Promise<Table> {
   return client.transport.json<Table>({ method: 'GET', path: rc.path(name), query: { includeObject }, accept: TABLE_ACCEPT });
 }
 
 /** Every page of a collection's Table, rows joined. */
-async function listTable(rc: ResourceClient, f: GetFlags, limit: number, includeObject: 'None' | 'Metadata'): Promise<Table> {
+async function listTable(rc: ResourceClient, f: GetFlags, limit: number, includeObject: IncludeObject): Promise<Table> {
   let next: string | undefined;
   let all: Table | undefined;
   do {
@@ -79,12 +84,13 @@ async function listObjects(rc: ResourceClient, req: ResolvedRequest, f: GetFlags
   return { items, resourceVersion };
 }
 
-async function fetch(client: Client, req: ResolvedRequest, f: GetFlags, format: OutputFormat, namespace: string | undefined): Promise<Fetched> {
+async function fetch(client: Client, req: ResolvedRequest, f: GetFlags, format: OutputFormat, namespace: string | undefined, sortBy: SortBy | undefined): Promise<Fetched> {
   const rc = client.resource(req.info, req.info.namespaced ? namespace : undefined);
-  const limit = parseChunkSize(f.chunkSize);
+  // Sorting needs every object at once (the reference then lists without paging) and, in tables, whole objects.
+  const limit = sortBy ? 0 : parseChunkSize(f.chunkSize);
   const out: Fetched = { req, client: rc, objects: [], errors: [] };
   const wantTable = format.kind === 'table';
-  const includeObject = f.allNamespaces || f.showLabels || (f.labelColumns?.length ?? 0) > 0 ? 'Metadata' : 'None';
+  const includeObject: IncludeObject = sortBy ? 'Object' : f.allNamespaces || f.showLabels || (f.labelColumns?.length ?? 0) > 0 ? 'Metadata' : 'None';
   if (req.names.length === 0) {
     if (wantTable) {
       out.table = await listTable(rc, f, limit, includeObject);
@@ -115,6 +121,7 @@ async function fetch(client: Client, req: ResolvedRequest, f: GetFlags, format: 
 
 export async function runGet(ctx: CliContext, args: string[], f: GetFlags): Promise<void> {
   const format = ctx.outputFormat(f.output, { ...(f.noHeaders ? { noHeaders: true } : {}), ...(f.showLabels ? { showLabels: true } : {}), ...(f.labelColumns ? { labelColumns: f.labelColumns } : {}) });
+  const sortBy = f.sortBy ? SortBy.parse(f.sortBy) : undefined;
   const requests = parseResourceArgs(args, 'get');
   const client = await ctx.client();
   const resolved = await resolveRequests(client, requests);
@@ -125,12 +132,14 @@ export async function runGet(ctx: CliContext, args: string[], f: GetFlags): Prom
   if ((f.watch || f.watchOnly) && (resolved.length !== 1 || resolved[0]!.names.length > 1)) {
     throw new UsageError('watch is only supported on one resource type: one collection or one object', 'get');
   }
+  if (sortBy && f.watch) ctx.io.err('warning: --watch requested, --sort-by will be ignored for watch events received\n');
+  if (sortBy && f.watchOnly) ctx.io.err('warning: --watch-only requested, --sort-by will be ignored\n');
   const fetched: Fetched[] = [];
   // One writer for the list and the watched rows after it, so they line up as the reference's do.
   const writer = new TabWriter();
   if (!f.watchOnly) {
-    for (const r of resolved) fetched.push(await fetch(client, r, f, format, namespace));
-    printFetched(ctx, fetched, format, f, namespace, resolved, writer);
+    for (const r of resolved) fetched.push(await fetch(client, r, f, format, namespace, sortBy));
+    printFetched(ctx, fetched, format, f, namespace, resolved, writer, sortBy && { sortBy, watching: Boolean(f.watch) });
   }
   const errors = fetched.flatMap((x) => x.errors);
   for (const e of errors) ctx.io.err(`${errorText(e)}\n`);
@@ -153,20 +162,28 @@ export async function runGet(ctx: CliContext, args: string[], f: GetFlags): Prom
   if (errors.length > 0) throw new ExitCode(1);
 }
 
-function printFetched(ctx: CliContext, fetched: Fetched[], format: OutputFormat, f: GetFlags, namespace: string | undefined, resolved: ResolvedRequest[], writer: TabWriter): void {
+function printFetched(
+  ctx: CliContext,
+  fetched: Fetched[],
+  format: OutputFormat,
+  f: GetFlags,
+  namespace: string | undefined,
+  resolved: ResolvedRequest[],
+  writer: TabWriter,
+  sorting: { sortBy: SortBy; watching: boolean } | undefined,
+): void {
   const several = resolved.length > 1;
   if (format.kind === 'table') {
-    const tables: TextTable[] = fetched
-      .filter((x) => x.table)
-      .map((x) =>
-        fromServerTable(x.table!, {
-          wide: format.wide,
-          withNamespace: Boolean(f.allNamespaces) && x.req.info.namespaced,
-          ...(several ? { namePrefix: kindPrefix(x.req.info) } : {}),
-          ...(format.showLabels ? { showLabels: true } : {}),
-          ...(format.labelColumns ? { labelColumns: format.labelColumns } : {}),
-        }),
-      );
+    const pieces = fetched.filter((x) => x.table).map((x) => ({ of: x, table: x.table!, named: x.req.names.length > 0 }));
+    const tables: TextTable[] = (sorting ? sortTables(pieces, sorting.sortBy, sorting) : pieces).map(({ of: x, table }) =>
+      fromServerTable(table, {
+        wide: format.wide,
+        withNamespace: Boolean(f.allNamespaces) && x.req.info.namespaced,
+        ...(several ? { namePrefix: kindPrefix(x.req.info) } : {}),
+        ...(format.showLabels ? { showLabels: true } : {}),
+        ...(format.labelColumns ? { labelColumns: format.labelColumns } : {}),
+      }),
+    );
     const text = renderTables(tables, format.noHeaders, writer);
     if (text) ctx.io.out(text);
     const anyErrors = fetched.some((x) => x.errors.length > 0);
@@ -176,13 +193,16 @@ function printFetched(ctx: CliContext, fetched: Fetched[], format: OutputFormat,
     }
     return;
   }
-  const objects = fetched.flatMap((x) => x.objects);
+  const oneByName = resolved.length === 1 && resolved[0]!.names.length === 1;
+  let entries = fetched.flatMap((x) => x.objects.map((o) => ({ o, prefix: kindPrefix(x.req.info) })));
+  // Every object of every kind is one list, sorted as a whole; a single object named alone is not a list.
+  if (sorting && !oneByName) entries = sorting.sortBy.sort(entries, (e) => e.o);
+  const objects = entries.map((e) => e.o);
   // As the reference: managedFields are noise in printed objects unless asked for.
   if (!f.showManagedFields) for (const o of objects) delete o.metadata.managedFields;
-  const oneByName = resolved.length === 1 && resolved[0]!.names.length === 1;
   if (objects.length === 0 && oneByName) return; // the error says it all
   if (format.kind === 'name') {
-    for (const x of fetched) ctx.io.out(x.objects.map((o) => `${kindPrefix(x.req.info)}${o.metadata.name ?? ''}\n`).join(''));
+    ctx.io.out(entries.map((e) => `${e.prefix}${e.o.metadata.name ?? ''}\n`).join(''));
     return;
   }
   const text = formatObjects(objects, format, { asList: !oneByName });
@@ -207,6 +227,7 @@ export const registerGet: RegisterCommand = (program: Command, ctx: CliContext) 
     .option('-L, --label-columns <keys>', 'add a column per label key (comma-separated, repeatable)', collect)
     .option('--no-headers', 'leave out the header line of tables')
     .option('--ignore-not-found', 'print nothing for names that do not exist')
+    .option('--sort-by <jsonpath>', 'sort lists by the value at this field path (e.g. .metadata.name)')
     .option('--show-managed-fields', 'keep metadata.managedFields in -o yaml, json, jsonpath and custom-columns output')
     .action(async (args: string[], _o: unknown, cmd: Command) => {
       const opts = cmd.opts<GetFlags & { headers?: boolean }>();
