@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseOffer, conditionalStatus, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_DEPRECATED } from './openapi-serve.js';
+import { chooseOffer, conditionalStatus, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_DEPRECATED, servedOpenAPIV3 } from './openapi-serve.js';
 
 const OFFERS = [
   { mediaType: 'application/json', served: 'application/json' },
@@ -52,4 +52,26 @@ describe('OpenAPI content negotiation and validators', () => {
       assert.equal(conditionalStatus(headers, method, etag, modified), status);
     });
   }
+
+  it('reference behaviour: a v3 document\'s protobuf form is encoded once per version of the document, with the JSON form\'s ETag', () => {
+    const doc = { openapi: '3.0.0', info: { title: 'T', version: 'v' }, paths: {}, components: { schemas: { A: { type: 'string' } } } };
+    const v3 = { index: { paths: {} }, documents: new Map([['api/v1', doc]]) };
+    const served = servedOpenAPIV3(v3).documents.get('api/v1')!;
+    const pb = served.protobuf();
+    assert.ok(pb.length > 0);
+    assert.equal(served.protobuf(), pb, 'the same bytes, not a second encoding');
+    const next = servedOpenAPIV3(v3).documents.get('api/v1')!;
+    assert.notEqual(next.protobuf(), pb, 'a new generation encodes afresh');
+    assert.deepEqual(next.protobuf(), pb);
+    assert.equal(next.etag, served.etag);
+  });
+
+  it('reference behaviour: a v3 document the protobuf messages cannot carry fails each protobuf request with a 500 naming the document and the path', () => {
+    const doc = { openapi: '3.0.0', components: { schemas: { A: { patternProperties: {} } } } };
+    const served = servedOpenAPIV3({ index: { paths: {} }, documents: new Map([['apis/x/v1', doc]]) }).documents.get('apis/x/v1')!;
+    for (let i = 0; i < 2; i++) {
+      assert.throws(() => served.protobuf(), (e: any) => e.code === 500 && /OpenAPI v3 document apis\/x\/v1 has no protobuf form: \.components\.schemas\.A\.patternProperties/.test(e.message));
+    }
+    assert.ok(served.json.length > 0, 'the JSON form is unaffected');
+  });
 });

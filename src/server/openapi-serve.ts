@@ -1,8 +1,8 @@
 /**
- * Serving the OpenAPI documents as the reference does: `/openapi/v2` as JSON or as gnostic protobuf by the
- * Accept header (406 for anything else), validators for caching (an ETag that is the SHA-512 of the JSON
- * form, whatever form is sent, and Last-Modified), and `/openapi/v3/<group-version>` answering a stale
- * `hash` with a redirect and a current one with an immutable response.
+ * Serving the OpenAPI documents as the reference does: `/openapi/v2` and `/openapi/v3/<group-version>` as
+ * JSON or as gnostic protobuf by the Accept header (406 for anything else), validators for caching (an
+ * ETag that is the SHA-512 of the JSON form, whatever form is sent, and Last-Modified), and the v3
+ * documents answering a stale `hash` with a redirect and a current one with an immutable response.
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -12,10 +12,14 @@ import { acceptsGzip } from './compression.js';
 import type { Req, Res } from './http.js';
 import type { OpenAPIV3 } from './openapi.js';
 import { encodeOpenAPIV2 } from './openapi-v2-protobuf.js';
+import { encodeOpenAPIV3 } from './openapi-v3-protobuf.js';
 
 export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 /** The older spelling kubectl still asks for; answered with the current one as Content-Type. */
 export const OPENAPI_V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+export const OPENAPI_V3_PROTOBUF = 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf';
+/** The older v3 spelling, still accepted and answered with the current one as Content-Type. */
+export const OPENAPI_V3_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf';
 const JSON_TYPE = 'application/json';
 
 /** A media type a document is offered in, and the Content-Type it is sent with. */
@@ -29,8 +33,12 @@ const V2_OFFERS: readonly Offer[] = [
   { mediaType: OPENAPI_V2_PROTOBUF_DEPRECATED, served: OPENAPI_V2_PROTOBUF },
   { mediaType: OPENAPI_V2_PROTOBUF, served: OPENAPI_V2_PROTOBUF },
 ];
-// The v3 documents are served as JSON only (their protobuf form is not implemented): asked for it alone, 406.
-const V3_OFFERS: readonly Offer[] = [{ mediaType: JSON_TYPE, served: JSON_TYPE }];
+// In the reference's order of preference, which decides what a wildcard gets (JSON).
+const V3_OFFERS: readonly Offer[] = [
+  { mediaType: JSON_TYPE, served: JSON_TYPE },
+  { mediaType: OPENAPI_V3_PROTOBUF, served: OPENAPI_V3_PROTOBUF },
+  { mediaType: OPENAPI_V3_PROTOBUF_DEPRECATED, served: OPENAPI_V3_PROTOBUF },
+];
 
 const wildcards = (r: MediaRange) => (r.type === '*' ? 2 : 0) + (r.subtype === '*' ? 1 : 0);
 
@@ -53,8 +61,13 @@ export function chooseOffer<T extends Offer>(accept: string | undefined, offers:
 
 const sha512Hex = (b: Buffer) => createHash('sha512').update(b).digest('hex').toUpperCase();
 
-/** One version of a document, with its validators; the protobuf form is encoded on first request only. */
-export class ServedOpenAPIV2 {
+type ProtobufEncoder = (doc: Record<string, unknown>) => Buffer;
+
+/**
+ * One version of a document, with its validators; the protobuf form is encoded on first request only, so
+ * it lives exactly as long as this version of the JSON (a new set of served types builds new objects).
+ */
+export class ServedOpenAPIDocument {
   readonly etag: string;
   private pb: { bytes: Buffer } | { error: string } | undefined;
   private readonly gzipped: { json?: Buffer; protobuf?: Buffer } = {};
@@ -62,6 +75,8 @@ export class ServedOpenAPIV2 {
   constructor(
     readonly json: Buffer,
     readonly lastModified: Date,
+    private readonly encode: ProtobufEncoder,
+    private readonly what: string,
   ) {
     this.etag = sha512Hex(json);
   }
@@ -71,12 +86,12 @@ export class ServedOpenAPIV2 {
     if (!this.pb) {
       try {
         // From the serialized form: the object tree is not kept alive for a client that may never ask.
-        this.pb = { bytes: encodeOpenAPIV2(JSON.parse(this.json.toString('utf8')) as Record<string, unknown>) };
+        this.pb = { bytes: this.encode(JSON.parse(this.json.toString('utf8')) as Record<string, unknown>) };
       } catch (e) {
         this.pb = { error: e instanceof Error ? e.message : String(e) };
       }
     }
-    if ('error' in this.pb) throw internalError(`the OpenAPI v2 document has no protobuf form: ${this.pb.error}`);
+    if ('error' in this.pb) throw internalError(`the ${this.what} has no protobuf form: ${this.pb.error}`);
     return this.pb.bytes;
   }
 
@@ -85,6 +100,8 @@ export class ServedOpenAPIV2 {
     return (this.gzipped[form] ??= gzipSync(form === 'json' ? this.json : this.protobuf()));
   }
 }
+
+export type ServedOpenAPIV2 = ServedOpenAPIDocument;
 
 /** A JSON document with its validators. */
 export interface ServedJson {
@@ -100,13 +117,20 @@ function servedJson(value: unknown, lastModified: Date): ServedJson {
 
 /** The v2 document, serialized once per version of it. */
 export function servedOpenAPIV2(doc: Record<string, unknown>, lastModified = new Date()): ServedOpenAPIV2 {
-  return new ServedOpenAPIV2(Buffer.from(JSON.stringify(doc)), lastModified);
+  return new ServedOpenAPIDocument(Buffer.from(JSON.stringify(doc)), lastModified, encodeOpenAPIV2, 'OpenAPI v2 document');
+}
+
+export interface ServedOpenAPIV3 {
+  index: ServedJson;
+  documents: Map<string, ServedOpenAPIDocument>;
 }
 
 /** The v3 index and documents, serialized once; each document's ETag is the hash its index URL carries. */
-export function servedOpenAPIV3(v3: OpenAPIV3, lastModified = new Date()): { index: ServedJson; documents: Map<string, ServedJson> } {
-  const documents = new Map<string, ServedJson>();
-  for (const [k, d] of v3.documents) documents.set(k, servedJson(d, lastModified));
+export function servedOpenAPIV3(v3: OpenAPIV3, lastModified = new Date()): ServedOpenAPIV3 {
+  const documents = new Map<string, ServedOpenAPIDocument>();
+  for (const [k, d] of v3.documents) {
+    documents.set(k, new ServedOpenAPIDocument(Buffer.from(JSON.stringify(d)), lastModified, encodeOpenAPIV3, `OpenAPI v3 document ${k}`));
+  }
   return { index: servedJson(v3.index, lastModified), documents };
 }
 
@@ -138,7 +162,7 @@ export function serveOpenAPIV3Document(
   res: Res,
   url: { searchParams: URLSearchParams },
   key: string,
-  doc: ServedJson,
+  doc: ServedOpenAPIDocument,
 ): void {
   res.setHeader('Vary', 'Accept');
   const offer = chooseOffer(req.headers.accept, V3_OFFERS);
@@ -154,7 +178,8 @@ export function serveOpenAPIV3Document(
     res.setHeader('Cache-Control', 'public, immutable');
     res.setHeader('Expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
   } else res.setHeader('Cache-Control', 'no-cache, private');
-  serveContent(req, res, offer.served, doc.json, doc.etag, doc.lastModified);
+  // The protobuf form is built (and may fail) only once the validators say a body is to be sent.
+  serveContent(req, res, offer.served, () => (offer.served === JSON_TYPE ? doc.json : doc.protobuf()), doc.etag, doc.lastModified);
 }
 
 export const openAPIV3URL = (key: string, etag: string) => `/openapi/v3/${key}?hash=${etag}`;
@@ -184,15 +209,21 @@ export function conditionalStatus(h: Req['headers'], method: string, etag: strin
   return 200;
 }
 
-/** The body, or an empty 304/412 by the request's validators. Byte ranges are not offered. */
-function serveContent(req: Req, res: Res, contentType: string, body: Buffer, etag: string, lastModified: Date, encoding?: string): void {
+/**
+ * The body (given, or built on demand so that a 304 costs no encoding), or an empty 304/412 by the
+ * request's validators. Byte ranges are not offered.
+ */
+function serveContent(req: Req, res: Res, contentType: string, content: Buffer | (() => Buffer), etag: string, lastModified: Date, encoding?: string): void {
   res.setHeader('ETag', `"${etag}"`);
   const method = req.method ?? 'GET';
-  res.statusCode = conditionalStatus(req.headers, method, etag, lastModified);
-  if (res.statusCode !== 200) {
+  const status = conditionalStatus(req.headers, method, etag, lastModified);
+  if (status !== 200) {
+    res.statusCode = status;
     res.end();
     return;
   }
+  const body = typeof content === 'function' ? content() : content;
+  res.statusCode = 200;
   res.setHeader('Content-Type', contentType);
   if (encoding) res.setHeader('Content-Encoding', encoding);
   res.setHeader('Last-Modified', lastModified.toUTCString());

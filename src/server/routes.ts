@@ -7,7 +7,7 @@ import { serveResource, type ResourceAuth } from './handlers/resource.js';
 import type { HealthChecks, HealthEndpoint } from './health.js';
 import { sendJson, sendText } from './http.js';
 import type { OpenAPIV3 } from './openapi.js';
-import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Index, type ServedJson, type ServedOpenAPIV2 } from './openapi-serve.js';
+import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Index, type ServedOpenAPIV2, type ServedOpenAPIV3 } from './openapi-serve.js';
 import type { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import type { FeatureGates } from '../features/index.js';
 import { serverVersion } from './version.js';
@@ -22,7 +22,7 @@ export interface RouteDeps {
   discovery: Discovery;
   health: HealthChecks;
   openapiV2: () => ServedOpenAPIV2;
-  openapiV3: () => { index: ServedJson; documents: Map<string, ServedJson> };
+  openapiV3: () => ServedOpenAPIV3;
   serverAddress: string;
   shutdown: AbortSignal;
   features: FeatureGates;
