@@ -95,12 +95,12 @@ const EMPTY_META = PREFIX.length; // index of the byte after `{"metadata":{`
 
 /**
  * The JSON response bytes of a stored object at `revision`, for one view. When the view is the stored form
- * (no conversion) the stored bytes are reused with the resourceVersion spliced in; otherwise decode,
- * convert and encode.
+ * (no conversion, or one that would change nothing: `readsStoredAsIs`) the stored bytes are reused with
+ * the resourceVersion spliced in; otherwise decode, convert and encode.
  */
 export function objectJson(type: ResourceType, value: Uint8Array, revision: number): Buffer {
   const buf = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (!type.fromStorage && buf.length > EMPTY_META && PREFIX.compare(buf, 0, EMPTY_META) === 0) {
+  if (buf.length > EMPTY_META && PREFIX.compare(buf, 0, EMPTY_META) === 0 && (!type.fromStorage || type.readsStoredAsIs?.(value) === true)) {
     const empty = buf[EMPTY_META] === 0x7d; // `}`: metadata has no other fields
     const rv = `"resourceVersion":"${revision}"${empty ? '' : ','}`; // ASCII: one byte per character
     const out = Buffer.allocUnsafe(buf.length + rv.length);

@@ -124,6 +124,11 @@ export interface ResourceType {
   toStorage?(obj: ApiObject): ApiObject;
   fromStorage?(obj: ApiObject): ApiObject;
   /**
+   * Set only together with `fromStorage`, by the type that made it: true when `fromStorage` would leave this
+   * stored value as it is, so its bytes are served without decoding (a custom resource already defaulted).
+   */
+  readsStoredAsIs?(value: Uint8Array): boolean;
+  /**
    * Conversion that needs a call out (a CRD's conversion webhook). When set, reads and writes convert
    * through it (in batches, asynchronously) before `fromStorage` (then only defaulting) runs; the stored
    * bytes are never served as they are.

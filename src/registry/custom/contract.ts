@@ -13,8 +13,11 @@ export type JsonSchemaProps = Record<string, unknown>;
 export interface CustomSchema {
   /** The internal form: served OpenAPI, unknown-field pruning and warnings, server-side apply list/map types. */
   readonly schema: Schema;
-  /** Fills `default`s in place, as the reference does on decoding a request body and an object read from storage. */
-  applyDefaults(obj: ApiObject): void;
+  /**
+   * Fills `default`s in place, as the reference does on decoding a request body and an object read from
+   * storage; answers whether any default was filled in.
+   */
+  applyDefaults(obj: ApiObject): boolean;
   /**
    * Every schema violation (types, formats, enum, pattern, bounds, required, nullable, list uniqueness) and
    * every failing `x-kubernetes-validations` rule; `old` (an update) enables transition rules. Field paths

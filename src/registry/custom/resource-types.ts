@@ -11,6 +11,7 @@ import type { AsyncConversion, ResourceType, Schema } from '../types.js';
 import { printerColumns, selectableFieldsOf } from './columns.js';
 import type { CompileCustomSchema, CustomSchema } from './contract.js';
 import { servedNames, storageVersionOf, type Crd, type CrdVersion } from './crd.js';
+import { storedViewCheck } from './stored-view.js';
 import { customStrategy, dottedPath } from './strategy.js';
 
 export interface CustomTypeOptions {
@@ -118,6 +119,8 @@ function versionType(
       if (defaults) schema.applyDefaults(obj);
       return obj;
     };
+    // Objects stored in this version and already defaulted (nearly all, once written) are served as stored.
+    if (!c.conversion) t.readsStoredAsIs = storedViewCheck(apiVersion, names.kind, schema, defaults);
   }
   if (scale) {
     const selectorPath = scale.labelSelectorPath ? dottedPath(scale.labelSelectorPath) : undefined;

@@ -25,30 +25,42 @@ export function markDefaults(node: Node): boolean {
 
 const defaultsBelow = new WeakMap<Node, boolean>();
 
-export function applyDefaultsTo(x: unknown, node: Node | undefined): void {
-  if (!node || x === null || typeof x !== 'object' || defaultsBelow.get(node) === false) return;
+/** Fills defaults in place below `node`; answers whether anything was filled in (a read can then skip re-encoding). */
+export function applyDefaultsTo(x: unknown, node: Node | undefined): boolean {
+  if (!node || x === null || typeof x !== 'object' || defaultsBelow.get(node) === false) return false;
+  let filled = false;
   if (Array.isArray(x)) {
     const items = node.items;
-    if (!items) return;
+    if (!items) return false;
     for (let i = 0; i < x.length; i++) {
-      if (isNonNullableNull(x[i], items) && items.hasDefault) x[i] = structuredClone(items.default);
-      applyDefaultsTo(x[i], items);
+      if (isNonNullableNull(x[i], items) && items.hasDefault) {
+        x[i] = structuredClone(items.default);
+        filled = true;
+      }
+      if (applyDefaultsTo(x[i], items)) filled = true;
     }
-    return;
+    return filled;
   }
   const o = x as Record<string, unknown>;
   if (node.properties) {
     for (const [k, s] of node.properties) {
-      if (s.hasDefault && (!Object.hasOwn(o, k) || isNonNullableNull(o[k], s))) setOwn(o, k, structuredClone(s.default));
-      if (Object.hasOwn(o, k)) applyDefaultsTo(o[k], s);
+      if (s.hasDefault && (!Object.hasOwn(o, k) || isNonNullableNull(o[k], s))) {
+        setOwn(o, k, structuredClone(s.default));
+        filled = true;
+      }
+      if (Object.hasOwn(o, k) && applyDefaultsTo(o[k], s)) filled = true;
     }
-    return;
+    return filled;
   }
   const ap = node.additionalProperties;
-  if (!ap || ap === true) return;
+  if (!ap || ap === true) return false;
   for (const k in o) {
     if (!Object.hasOwn(o, k)) continue;
-    if (isNonNullableNull(o[k], ap) && ap.hasDefault) o[k] = structuredClone(ap.default);
-    applyDefaultsTo(o[k], ap);
+    if (isNonNullableNull(o[k], ap) && ap.hasDefault) {
+      o[k] = structuredClone(ap.default);
+      filled = true;
+    }
+    if (applyDefaultsTo(o[k], ap)) filled = true;
   }
+  return filled;
 }

@@ -43,8 +43,8 @@ export const compileCustomSchema: CompileCustomSchema = (props: JsonSchemaProps,
   markDefaults(root);
   const schema: CustomSchema = {
     schema: internalSchema(root, true),
-    applyDefaults(obj: ApiObject): void {
-      applyDefaultsTo(obj, root);
+    applyDefaults(obj: ApiObject): boolean {
+      return applyDefaultsTo(obj, root);
     },
     validate(obj: ApiObject, old?: ApiObject): FieldError[] {
       const out: FieldError[] = [];
