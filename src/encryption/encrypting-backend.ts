@@ -33,8 +33,11 @@ export interface EncryptingBackendOptions {
 }
 
 const EMPTY = new Uint8Array(0);
-/** Own writes whose plain value is kept for the watch event that follows each (see `recent`). */
-const RECENT_WRITES = 1024;
+/**
+ * Own writes whose plain value is kept for the watch event that follows each (see `recent`). A local
+ * backend delivers that event within a few turns of the write; more entries would only keep values alive.
+ */
+const RECENT_WRITES = 256;
 const decoder = new TextDecoder();
 /** The storage key as authenticated data (Buffer.from is cheaper than TextEncoder for short strings). */
 const aadOf = (key: string): Uint8Array => Buffer.from(key, 'utf8');
@@ -171,6 +174,7 @@ export class EncryptingBackend implements Backend {
   /** Synchronous for local providers, so a write takes no extra promise hop; a KMS provider returns a promise. */
   private seal(writer: EncryptionProvider, key: string, value: Uint8Array): Uint8Array | Promise<Uint8Array> {
     if (writer.prefix.length === 0) return value;
+    if (writer.encryptWithPrefix) return writer.encryptWithPrefix(value, aadOf(key));
     const sealed = writer.encrypt(value, aadOf(key));
     return sealed instanceof Uint8Array ? withPrefix(writer.prefix, sealed) : sealed.then((s) => withPrefix(writer.prefix, s));
   }
@@ -182,7 +186,12 @@ export class EncryptingBackend implements Backend {
   private open(kv: KeyValue, mark: boolean): KeyValue | Promise<KeyValue> {
     const t = this.transformerOf(kv.key);
     const own = this.recent.size > 0 ? this.recent.get(kv.modRevision) : undefined;
-    if (own && own.key === kv.key && startsWith(kv.value, own.writer.prefix)) {
+    // Only while the writer's key is still configured: after a reload that dropped it, a decrypt would
+    // fail, and so must this read.
+    if (own && own.key === kv.key && startsWith(kv.value, own.writer.prefix) && t.readers.includes(own.writer)) {
+      // Its event has come: the entry is done (the watch cache is the one watcher of a resource's keys; any
+      // other watcher simply decrypts), and dropping it now keeps the plain values from aging in the heap.
+      this.recent.delete(kv.modRevision);
       const base = { key: kv.key, value: own.plain, createRevision: kv.createRevision, modRevision: kv.modRevision };
       return own.writer === t.writer ? base : { ...base, stale: true };
     }

@@ -9,6 +9,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { ENCRYPTED_VALUE_PREFIX } from '../api/naming.js';
+import { gcmAlgorithm, gcmOpen, gcmSeal, GCM_NONCE_SIZE, type GcmAlgorithm } from './aes-gcm.js';
 import type { EncryptionProvider } from './types.js';
 
 /** Where nonces and IVs come from; tests pass a fixed source for known-answer checks. */
@@ -33,8 +34,6 @@ export const secureRandom: RandomSource = (n) => {
   return pool.subarray(poolAt - n, poolAt);
 };
 
-const GCM_NONCE = 12;
-const GCM_TAG = 16;
 const CBC_IV = 16;
 const BOX_NONCE = nacl.secretbox.nonceLength;
 
@@ -45,44 +44,36 @@ export function providerPrefix(provider: string, keyName: string): Uint8Array {
   return encoder.encode(`${ENCRYPTED_VALUE_PREFIX}${provider}:v1:${keyName}:`);
 }
 
+const EMPTY = new Uint8Array(0);
+
+/** `parts` joined in one new buffer. */
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   return Buffer.concat(parts);
 }
 
 export class AesGcmProvider implements EncryptionProvider {
   readonly prefix: Uint8Array;
-  private readonly algorithm: 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm';
+  private readonly algorithm: GcmAlgorithm;
   /** A KeyObject spares copying the key into every cipher (one per write). */
   private readonly key: KeyObject;
 
   constructor(readonly name: string, key: Uint8Array, private readonly random: RandomSource = secureRandom) {
     this.prefix = providerPrefix('aesgcm', name);
-    this.algorithm = `aes-${key.length * 8}-gcm` as typeof this.algorithm;
     if (![16, 24, 32].includes(key.length)) throw new Error(`aesgcm key ${name}: ${key.length} bytes, expected 16, 24 or 32`);
+    this.algorithm = gcmAlgorithm(key.length);
     this.key = createSecretKey(key);
   }
 
   encrypt(plain: Uint8Array, authenticatedData: Uint8Array): Uint8Array {
-    const nonce = this.random(GCM_NONCE);
-    const cipher = createCipheriv(this.algorithm, this.key, nonce, { authTagLength: GCM_TAG });
-    cipher.setAAD(authenticatedData);
-    const body = cipher.update(plain);
-    cipher.final();
-    return concat([nonce, body, cipher.getAuthTag()]);
+    return gcmSeal(this.key, this.random(GCM_NONCE_SIZE), plain, authenticatedData, EMPTY, this.algorithm);
+  }
+
+  encryptWithPrefix(plain: Uint8Array, authenticatedData: Uint8Array): Uint8Array {
+    return gcmSeal(this.key, this.random(GCM_NONCE_SIZE), plain, authenticatedData, this.prefix, this.algorithm);
   }
 
   decrypt(sealed: Uint8Array, authenticatedData: Uint8Array): Uint8Array {
-    if (sealed.length < GCM_NONCE + GCM_TAG) throw new Error('the stored data was shorter than the required size');
-    const decipher = createDecipheriv(this.algorithm, this.key, sealed.subarray(0, GCM_NONCE), { authTagLength: GCM_TAG });
-    decipher.setAAD(authenticatedData);
-    decipher.setAuthTag(sealed.subarray(sealed.length - GCM_TAG));
-    const body = decipher.update(sealed.subarray(GCM_NONCE, sealed.length - GCM_TAG));
-    try {
-      decipher.final();
-    } catch {
-      throw new Error('message authentication failed');
-    }
-    return body;
+    return gcmOpen(this.key, sealed, authenticatedData, this.algorithm);
   }
 }
 
@@ -95,9 +86,18 @@ export class AesCbcProvider implements EncryptionProvider {
   }
 
   encrypt(plain: Uint8Array): Uint8Array {
+    return this.encryptAfter(EMPTY, plain);
+  }
+
+  encryptWithPrefix(plain: Uint8Array): Uint8Array {
+    return this.encryptAfter(this.prefix, plain);
+  }
+
+  /** `head` ‖ iv ‖ ciphertext. */
+  private encryptAfter(head: Uint8Array, plain: Uint8Array): Uint8Array {
     const iv = this.random(CBC_IV);
     const cipher = createCipheriv('aes-256-cbc', this.key, iv);
-    return concat([iv, cipher.update(plain), cipher.final()]);
+    return concat([head, iv, cipher.update(plain), cipher.final()]);
   }
 
   decrypt(sealed: Uint8Array): Uint8Array {
@@ -121,8 +121,17 @@ export class SecretboxProvider implements EncryptionProvider {
   }
 
   encrypt(plain: Uint8Array): Uint8Array {
+    return this.encryptAfter(EMPTY, plain);
+  }
+
+  encryptWithPrefix(plain: Uint8Array): Uint8Array {
+    return this.encryptAfter(this.prefix, plain);
+  }
+
+  /** `head` ‖ nonce ‖ box. */
+  private encryptAfter(head: Uint8Array, plain: Uint8Array): Uint8Array {
     const nonce = this.random(BOX_NONCE);
-    return concat([nonce, nacl.secretbox(plain, nonce, this.key)]);
+    return concat([head, nonce, nacl.secretbox(plain, nonce, this.key)]);
   }
 
   decrypt(sealed: Uint8Array): Uint8Array {

@@ -13,6 +13,11 @@ export interface EncryptionProvider {
   encrypt(plain: Uint8Array, authenticatedData: Uint8Array): Uint8Array | Promise<Uint8Array>;
   /** Opens `sealed` (the stored value without the prefix); throws when it is not authentic. */
   decrypt(sealed: Uint8Array, authenticatedData: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /**
+   * Local providers: the whole stored value, `prefix` ‖ `encrypt(plain, authenticatedData)`, built in one
+   * buffer (the wrapper would otherwise copy the sealed bytes once more to put the prefix in front).
+   */
+  encryptWithPrefix?(plain: Uint8Array, authenticatedData: Uint8Array): Uint8Array;
   /** For providers with a remote part (KMS): rejects with the reason when it is not usable. */
   healthCheck?(): Promise<void>;
   /** Releases connections and timers. */

@@ -63,7 +63,7 @@ describe('reference behaviour: KMS data encryption layouts', () => {
   }
 
   it('reference behaviour: a value neither GCM nor CBC can open reports the GCM failure', () => {
-    assert.throws(() => gcmOrCbcTransformer(KEY).open(new Uint8Array(48).fill(5), AD), /AES-GCM authentication failed/);
+    assert.throws(() => gcmOrCbcTransformer(KEY).open(new Uint8Array(48).fill(5), AD), /message authentication failed/);
   });
 
   it('reference behaviour: seeds shorter than 32 bytes and data keys of odd sizes are refused', () => {

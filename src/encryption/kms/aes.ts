@@ -1,14 +1,14 @@
 /**
  * The data-encryption side of the KMS envelopes, with the reference's byte layouts:
- *  - AES-GCM: 12-byte nonce, then ciphertext and 16-byte tag; the storage key is the additional data.
+ *  - AES-GCM (the helper shared with the aesgcm provider, ../aes-gcm.ts): 12-byte nonce, then ciphertext
+ *    and 16-byte tag; the storage key is the additional data.
  *  - AES-CBC (KMS v1 values written before writes moved to GCM): 16-byte IV, then PKCS#7-padded ciphertext.
  *  - KMS v2 seed: 32 random "info" bytes, then AES-GCM under HKDF-SHA256-Expand(seed, info), so every write
  *    gets its own key while the plugin encrypts only the seed.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createDecipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
+import { gcmAlgorithm, gcmOpen, gcmSeal, GCM_NONCE_SIZE } from '../aes-gcm.js';
 
-const NONCE_SIZE = 12;
-const TAG_SIZE = 16;
 const CBC_BLOCK = 16;
 /** Size of a generated DEK or seed, of the HKDF info, and of a derived key. */
 export const KEY_SIZE = 32;
@@ -17,36 +17,6 @@ export const KEY_SIZE = 32;
 export interface DataTransformer {
   seal(plain: Uint8Array, aad: Uint8Array): Uint8Array;
   open(sealed: Uint8Array, aad: Uint8Array): Uint8Array;
-}
-
-function gcmAlgorithm(key: Uint8Array): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm' {
-  if (key.length === 16) return 'aes-128-gcm';
-  if (key.length === 24) return 'aes-192-gcm';
-  if (key.length === 32) return 'aes-256-gcm';
-  throw new Error(`a data key must be 16, 24 or 32 bytes, not ${key.length}`);
-}
-
-/** nonce ‖ ciphertext ‖ tag. */
-export function gcmSeal(key: Uint8Array, nonce: Uint8Array, plain: Uint8Array, aad: Uint8Array): Uint8Array {
-  const cipher = createCipheriv(gcmAlgorithm(key), key, nonce);
-  cipher.setAAD(aad);
-  const body = cipher.update(plain);
-  cipher.final();
-  return Buffer.concat([nonce, body, cipher.getAuthTag()]);
-}
-
-export function gcmOpen(key: Uint8Array, sealed: Uint8Array, aad: Uint8Array): Uint8Array {
-  if (sealed.length < NONCE_SIZE + TAG_SIZE) throw new Error('the stored data is shorter than an AES-GCM nonce and tag');
-  const decipher = createDecipheriv(gcmAlgorithm(key), key, sealed.subarray(0, NONCE_SIZE));
-  decipher.setAAD(aad);
-  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_SIZE));
-  const body = decipher.update(sealed.subarray(NONCE_SIZE, sealed.length - TAG_SIZE));
-  try {
-    decipher.final();
-  } catch {
-    throw new Error('AES-GCM authentication failed (wrong key, or the value was altered or moved)');
-  }
-  return body;
 }
 
 /** Opens the reference's AES-CBC layout; CBC carries no additional data. */
@@ -66,10 +36,11 @@ export function cbcOpen(key: Uint8Array, sealed: Uint8Array): Uint8Array {
 
 /** A fresh random nonce per write: the DEK encrypts many values (v1 caches it across reads). */
 export function gcmKeyTransformer(key: Uint8Array): DataTransformer {
-  gcmAlgorithm(key);
+  const algorithm = gcmAlgorithm(key.length);
+  const keyObject = createSecretKey(key);
   return {
-    seal: (plain, aad) => gcmSeal(key, randomBytes(NONCE_SIZE), plain, aad),
-    open: (sealed, aad) => gcmOpen(key, sealed, aad),
+    seal: (plain, aad) => gcmSeal(keyObject, randomBytes(GCM_NONCE_SIZE), plain, aad, undefined, algorithm),
+    open: (sealed, aad) => gcmOpen(keyObject, sealed, aad, algorithm),
   };
 }
 
@@ -102,10 +73,10 @@ export function seedTransformer(seed: Uint8Array): DataTransformer {
   if (seed.length < KEY_SIZE) throw new Error(`a DEK seed must be at least ${KEY_SIZE} bytes, not ${seed.length}`);
   return {
     seal(plain, aad) {
-      const fresh = randomBytes(KEY_SIZE + NONCE_SIZE);
+      const fresh = randomBytes(KEY_SIZE + GCM_NONCE_SIZE);
       const info = fresh.subarray(0, KEY_SIZE);
-      const sealed = gcmSeal(hkdfSha256Expand(seed, info), fresh.subarray(KEY_SIZE), plain, aad);
-      return Buffer.concat([info, sealed]);
+      // The info goes in front of the nonce, in the same buffer.
+      return gcmSeal(hkdfSha256Expand(seed, info), fresh.subarray(KEY_SIZE), plain, aad, info);
     },
     open(sealed, aad) {
       if (sealed.length < KEY_SIZE) throw new Error('the stored data is shorter than the key-derivation info');
