@@ -16,6 +16,7 @@ import {
   listShape,
   memberSchema,
   skipTreeFor,
+  sortedKeys,
   type SkipTree,
   NEVER_MEMBER,
   parsePathKey,
@@ -90,14 +91,15 @@ const LEAF = Symbol('leaf');
 type Built = JsonObject | typeof LEAF | undefined;
 
 const DOT = '.';
+/** The field name of `NEVER_MEMBER` (`metadata`), compared with the root's members. */
+const NEVER_MEMBER_FIELD = NEVER_MEMBER[0]!.slice(2);
 
 /**
  * The entries of an object's members (undefined when none); `root`: `metadata` is never a member itself.
  * `dot`: the object is a member itself (a map-list element), so its entries start with `.`.
  */
 function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree | undefined, root = false, dot = false): JsonObject | undefined {
-  const keys = Object.keys(o);
-  if (keys.length > 1) keys.sort();
+  const keys = sortedKeys(o);
   let out: JsonObject | undefined;
   const props = s.properties;
   let segs: Map<string, string> | undefined;
@@ -130,7 +132,7 @@ function objectFields(o: JsonObject, s: Schema, path: string[], skip: SkipTree |
       if (built === LEAF) member = true;
       else below = built;
     }
-    if (root && key === NEVER_MEMBER[0]!.slice(2)) member = false;
+    if (root && key === NEVER_MEMBER_FIELD) member = false;
     const entry = below === undefined ? (member ? {} : undefined) : member ? withDot(below) : below;
     if (entry !== undefined) (out ??= dot ? { [DOT]: {} } : {})[seg] = entry;
   }

@@ -4,6 +4,7 @@ import type { ApiObject } from '../../../api/types.js';
 import type { FieldError } from '../../../errors/index.js';
 import { pods } from './index.js';
 import { isValidPortName } from './ports.js';
+import { validatePod } from './validation.js';
 import { POD_UPDATE_FORBIDDEN } from './update.js';
 
 const s = pods.strategy;
@@ -129,6 +130,21 @@ describe('pods: validation (API reference)', () => {
     const over = errs({ containers: [app({ resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } })] });
     assert.deepEqual(pairs(over), [['spec.containers[0].resources.requests[cpu]', 'FieldValueInvalid']]);
     assert.match(over[0]?.message ?? '', /must be less than or equal to cpu limit of 1/);
+  });
+
+  it('API reference: resources without limits and requests are valid; either one alone is still checked', () => {
+    // Straight through validatePod (no defaulting), so requests are not filled from limits.
+    const resourcesErrors = (resources: unknown) => pairs(validatePod({ spec: { containers: [app({ resources })], restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' } }));
+    const table: [unknown, [string, string][]][] = [
+      [{}, []],
+      [{ limits: null, requests: null }, []],
+      [{ limits: null }, []],
+      [{ claims: [] }, []],
+      [{ requests: { cpu: 'lots' } }, [['spec.containers[0].resources.requests[cpu]', 'FieldValueInvalid']]],
+      [{ limits: { memory: '-1' }, requests: null }, [['spec.containers[0].resources.limits[memory]', 'FieldValueInvalid']]],
+      [{ limits: 'x' }, [['spec.containers[0].resources.limits', 'FieldValueTypeInvalid']]],
+    ];
+    for (const [resources, want] of table) assert.deepEqual(resourcesErrors(resources), want, JSON.stringify(resources));
   });
 
   it('API reference: container restartPolicy only on init containers (sidecars), probes only on sidecars', () => {

@@ -18,11 +18,11 @@ export function defaultPodTemplate(template: unknown): void {
 export function validatePodTemplate(template: unknown, path: string): FieldError[] {
   if (!isObject(template)) return validatePod({ spec: undefined }).map((e) => rebase(e, path));
   const meta = isObject(template.metadata) ? template.metadata : {};
-  return [
-    ...validateLabels(meta.labels, `${path}.metadata.labels`),
-    ...validateAnnotations(meta.annotations, `${path}.metadata.annotations`),
-    ...validatePod({ spec: template.spec }).map((e) => rebase(e, path)),
-  ];
+  // Appended to the labels' list rather than spread into a new one: every workload write runs this.
+  const errs = validateLabels(meta.labels, `${path}.metadata.labels`);
+  for (const e of validateAnnotations(meta.annotations, `${path}.metadata.annotations`)) errs.push(e);
+  for (const e of validatePod({ spec: template.spec })) errs.push(rebase(e, path));
+  return errs;
 }
 
 /** `spec.x` of the pod becomes `<path>.spec.x`. */

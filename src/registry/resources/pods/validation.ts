@@ -161,6 +161,8 @@ function validateMounts(c: Obj, path: string, ctx: ContainerContext, errs: Field
 function validateResources(c: Obj, path: string, errs: FieldError[]): void {
   if (c.resources === undefined || c.resources === null) return;
   const res = isObject(c.resources) ? c.resources : {};
+  // The defaulted `resources: {}` of most containers: nothing to parse or compare.
+  if ((res.limits === undefined || res.limits === null) && (res.requests === undefined || res.requests === null)) return;
   const parsed: Record<'limits' | 'requests', Map<string, number>> = { limits: new Map(), requests: new Map() };
   for (const kind of ['limits', 'requests'] as const) {
     const m = res[kind];
