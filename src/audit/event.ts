@@ -2,6 +2,7 @@
  * Pure pieces of an audit Event (spec 2.11): timestamps, the client's addresses, the user, the response
  * status, and the object copies the Request and RequestResponse levels carry.
  */
+import { randomFillSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AuditEvent, AuditUser } from './types.js';
 
@@ -20,10 +21,39 @@ export function microTime(ms: number): string {
     cachedSecond = second;
     cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20); // 2024-01-02T03:04:05.
   }
-  return `${cachedPrefix}${String(whole - second * 1000).padStart(3, '0')}${String(micros).padStart(3, '0')}Z`;
+  // Six digits with their leading zeros, from one number (fewer small strings than padding two).
+  const fraction = String(1_000_000 + (whole - second * 1000) * 1000 + micros).slice(1);
+  return `${cachedPrefix}${fraction}Z`;
 }
 let cachedSecond = NaN;
 let cachedPrefix = '';
+
+/**
+ * A random (version 4) UUID for an event's `auditID`, as `crypto.randomUUID` makes them but with a single
+ * string allocated: the random bytes come from a pool (each used once) and the text is assembled in a
+ * reused buffer. An audited request would otherwise spend more memory on its ID than on several of its fields.
+ */
+export function newAuditID(): string {
+  if (poolAt + 16 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  let out = 0;
+  for (let i = 0; i < 16; i++) {
+    let b = pool[poolAt + i] as number;
+    if (i === 6) b = (b & 0x0f) | 0x40; // version 4
+    else if (i === 8) b = (b & 0x3f) | 0x80; // the RFC 9562 variant
+    if (i === 4 || i === 6 || i === 8 || i === 10) uuidText[out++] = 0x2d; // '-'
+    uuidText[out++] = HEX_DIGITS[b >> 4] as number;
+    uuidText[out++] = HEX_DIGITS[b & 0x0f] as number;
+  }
+  poolAt += 16;
+  return uuidText.toString('latin1', 0, 36);
+}
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+const uuidText = Buffer.alloc(36);
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /** The reference cuts user agents at 1 KiB so a client cannot bloat every event. */
 export const MAX_USER_AGENT = 1024;
@@ -40,10 +70,29 @@ function plainIP(s: string): string | undefined {
 }
 
 /**
+ * The plain form of a connection's peer address, worked out once per connection (an HTTP/2 connection
+ * carries many requests), as `sourceIPs` takes it.
+ */
+export function peerIP(socket: { remoteAddress?: string | undefined } | undefined): string | undefined {
+  if (!socket || typeof socket !== 'object') return undefined;
+  const known = peers.get(socket);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const remote = socket.remoteAddress;
+  // A socket whose address is not known yet (or any more) is not remembered.
+  if (remote === undefined) return undefined;
+  const ip = plainIP(remote);
+  peers.set(socket, ip ?? '');
+  return ip;
+}
+const peers = new WeakMap<object, string>();
+
+/**
  * The reference's source IP list: the valid X-Forwarded-For entries, then X-Real-Ip unless already listed,
  * then the connection's peer unless it is the last one already (it is the one that cannot be forged).
+ * `remote` is the peer's address as node gives it, or (`plainPeer`) as `peerIP` already made it plain.
  */
-export function sourceIPs(forwardedFor: string | undefined, realIP: string | undefined, remote: string | undefined): string[] {
+export function sourceIPs(forwardedFor: string | undefined, realIP: string | undefined, remote: string | undefined, plainPeer = false): string[] {
+  if (plainPeer && !forwardedFor && !realIP) return remote ? [remote] : [];
   const out: string[] = [];
   if (forwardedFor) {
     for (const part of forwardedFor.split(',')) {
@@ -55,7 +104,7 @@ export function sourceIPs(forwardedFor: string | undefined, realIP: string | und
     const ip = plainIP(realIP);
     if (ip && !out.includes(ip)) out.push(ip);
   }
-  const peer = remote ? plainIP(remote) : undefined;
+  const peer = remote ? (plainPeer ? remote : plainIP(remote)) : undefined;
   if (peer && out[out.length - 1] !== peer) out.push(peer);
   return out;
 }

@@ -4,7 +4,8 @@
  * loop go out together in one write at its end (a group commit: far cheaper than a write per event, and
  * written on this thread rather than handed to the thread pool, which on a small machine competes with
  * the server for the same cores); a line is never split between writes, so readers never see interleaved
- * or partial events.
+ * or partial events. A turn's lines that fit in the current file are written as one string; only a
+ * write that may rotate goes line by line.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
@@ -15,9 +16,10 @@ export interface LineWriter {
   write(text: string): Promise<boolean>;
   /**
    * Writers that need no acknowledgement (a local file) take lines here without a promise: they are
-   * appended, in order, with the rest of this turn's lines; `lost` is called if that write fails.
+   * appended, in order, with the rest of this turn's lines; `done` then learns whether they were written.
+   * Unlike `write`, the text must end in its newline.
    */
-  append?(text: string, lost: () => void): void;
+  append?(text: string, done: (ok: boolean) => void): void;
   close(): Promise<void>;
 }
 
@@ -63,17 +65,15 @@ export function backupsToRemove(backups: readonly { file: string; time: number }
   return [...out];
 }
 
-interface Pending {
-  text: string;
-  done: (ok: boolean) => void;
-}
-
 export class RotatingFileWriter implements LineWriter {
   private fd: number;
   private size: number;
-  private pending: Pending[] = [];
+  /** This turn's texts (each ending in a newline), and who learns the outcome of each. */
+  private texts: string[] = [];
+  private dones: ((ok: boolean) => void)[] = [];
   private scheduled = false;
   private closed = false;
+  private readonly drainLater = () => this.drain();
 
   /** Opens (creating it 0600, and its directory 0700, as the reference does) at start-up: failures are start-up errors. */
   constructor(
@@ -89,20 +89,26 @@ export class RotatingFileWriter implements LineWriter {
 
   write(text: string): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    return new Promise<boolean>((done) => {
-      this.pending.push({ text, done });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => this.drain());
-    });
+    // A last line without its newline gets one, as splitLines gives it on the line-by-line path.
+    const lines = text.length > 0 && !text.endsWith('\n') ? `${text}\n` : text;
+    return new Promise<boolean>((done) => this.enqueue(lines, done));
   }
 
-  append(text: string, lost: () => void): void {
-    if (this.closed) return lost();
-    this.pending.push({ text, done: (ok) => ok || lost() });
+  /**
+   * `text` must end in a newline, as LogSink's lines do: looking at its last character here would make
+   * node flatten the freshly concatenated line, a copy of every event for nothing.
+   */
+  append(text: string, done: (ok: boolean) => void): void {
+    if (this.closed) return done(false);
+    this.enqueue(text, done);
+  }
+
+  private enqueue(text: string, done: (ok: boolean) => void): void {
+    this.texts.push(text);
+    this.dones.push(done);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.drain());
+    setImmediate(this.drainLater);
   }
 
   async close(): Promise<void> {
@@ -112,18 +118,29 @@ export class RotatingFileWriter implements LineWriter {
     closeSync(this.fd);
   }
 
-  /** Writes everything pending. */
+  /** Writes everything pending: in one write when it all fits in the current file, else line by line. */
   private drain(): void {
     this.scheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length > 0) this.writeBatch(batch);
+    const texts = this.texts;
+    const dones = this.dones;
+    if (texts.length === 0) return;
+    this.texts = [];
+    this.dones = [];
+    const all = texts.length === 1 ? (texts[0] as string) : texts.join('');
+    const bytes = Buffer.byteLength(all);
+    // Within the size limit no line can be too large and no rotation falls between lines.
+    if (this.size + bytes <= this.settings.maxSizeBytes) {
+      const ok = this.appendText(all, bytes);
+      for (const done of dones) done(ok);
+      return;
+    }
+    this.writeBatch(texts, dones);
   }
 
   /** Writes the lines of a batch, rotating between lines; each writer learns whether all its lines went out. */
-  private writeBatch(batch: Pending[]): void {
+  private writeBatch(texts: string[], dones: ((ok: boolean) => void)[]): void {
     const max = this.settings.maxSizeBytes;
-    const results = batch.map(() => true);
+    const results = texts.map(() => true);
     let chunk: Buffer[] = [];
     let chunkBytes = 0;
     let owners: number[] = [];
@@ -135,9 +152,9 @@ export class RotatingFileWriter implements LineWriter {
       chunkBytes = 0;
       owners = [];
     };
-    for (let i = 0; i < batch.length; i++) {
+    for (let i = 0; i < texts.length; i++) {
       // A worker's message holds many lines; rotation may fall between any two of them.
-      for (const line of splitLines((batch[i] as Pending).text)) {
+      for (const line of splitLines(texts[i] as string)) {
         const bytes = Buffer.from(line);
         if (bytes.length > max) {
           // As the reference's rotating writer: a write larger than a whole file is refused.
@@ -155,7 +172,24 @@ export class RotatingFileWriter implements LineWriter {
       }
     }
     flush();
-    batch.forEach((p, i) => p.done(results[i] as boolean));
+    dones.forEach((done, i) => done(results[i] as boolean));
+  }
+
+  /** The string in one write call (node encodes it straight into the call); a short write goes on as bytes. */
+  private appendText(text: string, bytes: number): boolean {
+    let n: number;
+    try {
+      n = writeSync(this.fd, text);
+    } catch (e) {
+      this.log(`audit log ${this.path}: write failed: ${(e as Error).message}`);
+      return false;
+    }
+    if (n === bytes) {
+      this.size += bytes;
+      return true;
+    }
+    this.size += n;
+    return this.appendBytes(Buffer.from(text).subarray(n));
   }
 
   /** One write call for the whole buffer (a short write on a full disk is continued, then reported). */

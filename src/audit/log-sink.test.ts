@@ -66,6 +66,34 @@ describe('the log backend (spec 2.11)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('reference behaviour: one turn\'s lines come out whole and in order, whether they fit in one write or rotate between lines', async () => {
+    // The same turn of appends and writes (a worker's message of several lines, one without its last newline).
+    const turn = async (w: RotatingFileWriter) => {
+      const outcomes: boolean[] = [];
+      const writes: Promise<boolean>[] = [];
+      for (let i = 0; i < 6; i++) {
+        w.append(`{"n":${i},"pad":"${'p'.repeat(20)}"}\n`, (ok) => outcomes.push(ok));
+        if (i === 2) writes.push(w.write('{"worker":1}\n{"worker":2}'));
+      }
+      outcomes.push(...(await Promise.all(writes)));
+      await w.close();
+      return outcomes;
+    };
+    const expected = [0, 1, 2].map((i) => `{"n":${i},"pad":"${'p'.repeat(20)}"}\n`).join('') + '{"worker":1}\n{"worker":2}\n' + [3, 4, 5].map((i) => `{"n":${i},"pad":"${'p'.repeat(20)}"}\n`).join('');
+    const roomy = tmp();
+    assert.deepEqual(await turn(new RotatingFileWriter(join(roomy, 'audit.log'), settings)), Array(7).fill(true));
+    assert.equal(readFileSync(join(roomy, 'audit.log'), 'utf8'), expected);
+    const tight = tmp();
+    let now = Date.parse('2024-05-06T07:08:09.010Z');
+    assert.deepEqual(await turn(new RotatingFileWriter(join(tight, 'audit.log'), { maxSizeBytes: 100, maxBackups: 0, maxAgeDays: 0 }, () => undefined, () => now++)), Array(7).fill(true));
+    const files = readdirSync(tight).sort((x, y) => (x === 'audit.log' ? 1 : y === 'audit.log' ? -1 : x.localeCompare(y)));
+    assert.ok(files.length > 2, files.join(' '));
+    assert.equal(files.map((f) => readFileSync(join(tight, f), 'utf8')).join(''), expected, 'the backups then the current file hold the same lines');
+    for (const f of files) assert.ok(readFileSync(join(tight, f)).length <= 100, f);
+    rmSync(roomy, { recursive: true, force: true });
+    rmSync(tight, { recursive: true, force: true });
+  });
+
   it('reference behaviour: backup names, their times, and which to remove by count and age', () => {
     const at = new Date('2024-01-02T03:04:05.678Z');
     assert.equal(backupName('/var/log/audit.log', at), '/var/log/audit-2024-01-02T03-04-05.678.log');

@@ -11,6 +11,9 @@ import type { RequestAuditConfig } from './policy.js';
 import { isStrictAuditSink } from './strict.js';
 import type { AuditEvent, AuditSink, AuditStage } from './types.js';
 
+/** The metadata fields of a request body that complete an event's objectRef. */
+const IDENTITY_FIELDS = ['namespace', 'name', 'uid', 'resourceVersion'] as const;
+
 export class AuditRecord {
   /** A Status the handler answered with (an error, or a delete's Success): its bounded fields go in the event. */
   private answered: ResponseStatus | undefined;
@@ -22,12 +25,16 @@ export class AuditRecord {
   /** A watch or stream: it has a ResponseStarted stage. */
   longRunning = false;
   responseStarted = false;
+  /** What each stage hands the sink: the one event (sinks serialize or copy it at once, see above). */
+  private readonly batch: readonly AuditEvent[];
 
   constructor(
     readonly event: AuditEvent,
     readonly config: RequestAuditConfig,
     private readonly sink: AuditSink,
-  ) {}
+  ) {
+    this.batch = [event];
+  }
 
   get level(): AuditEvent['level'] {
     return this.event.level;
@@ -54,14 +61,10 @@ export class AuditRecord {
     const meta = (obj as { metadata?: Record<string, unknown> } | null)?.metadata;
     const ref = this.event.objectRef;
     if (ref && meta && typeof meta === 'object') {
-      const fill = (k: 'namespace' | 'name' | 'uid' | 'resourceVersion') => {
+      for (const k of IDENTITY_FIELDS) {
         const v = meta[k];
         if (!ref[k] && typeof v === 'string' && v) ref[k] = v;
-      };
-      fill('namespace');
-      fill('name');
-      fill('uid');
-      fill('resourceVersion');
+      }
     }
     if (this.level !== 'Metadata') this.event.requestObject = eventObject(obj, this.config.omitManagedFields);
   }
@@ -81,7 +84,7 @@ export class AuditRecord {
   emit(stage: AuditStage, code?: number, fallback?: ResponseStatus): void | Promise<void> {
     if (!this.prepare(stage, code, fallback)) return undefined;
     try {
-      return this.sink.processEvents([this.event]);
+      return this.sink.processEvents(this.batch);
     } catch {
       // Sinks never throw by contract; a broken one still must not fail the request.
       return undefined;
@@ -92,8 +95,8 @@ export class AuditRecord {
   async emitStrict(stage: AuditStage): Promise<boolean> {
     if (!this.prepare(stage)) return true;
     try {
-      if (isStrictAuditSink(this.sink)) return await this.sink.deliver([this.event]);
-      await this.sink.processEvents([this.event]);
+      if (isStrictAuditSink(this.sink)) return await this.sink.deliver(this.batch);
+      await this.sink.processEvents(this.batch);
       return true;
     } catch {
       return false;
@@ -105,20 +108,31 @@ export class AuditRecord {
     const ev = this.event;
     ev.stage = stage;
     ev.stageTimestamp = stage === 'RequestReceived' ? ev.requestReceivedTimestamp : microTime(preciseNow());
-    if (code !== undefined) ev.responseStatus = { ...(this.answered ?? fallback ?? { metadata: {} }), code };
+    if (code !== undefined) {
+      const given = this.answered ?? fallback;
+      ev.responseStatus = given ? { ...given, code } : { metadata: {}, code };
+    }
     else if (fallback) ev.responseStatus = fallback;
     if (this.own || this.sources) ev.annotations = this.annotations();
     return true;
   }
 
-  /** Annotations in key order, as the reference's maps serialize. */
+  /** Annotations in key order, as the reference's maps serialize (usually they were added in that order). */
   private annotations(): Record<string, string> {
     const all: Record<string, string> = { ...this.own };
     for (const s of this.sources ?? []) Object.assign(all, s);
+    const keys = Object.keys(all);
+    if (inOrder(keys)) return all;
     const out: Record<string, string> = {};
-    for (const k of Object.keys(all).sort()) out[k] = all[k] as string;
+    for (const k of keys.sort()) out[k] = all[k] as string;
     return out;
   }
+}
+
+/** True when the keys are already as `sort()` would put them (no sort, which allocates even for two keys). */
+export function inOrder(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if ((keys[i - 1] as string) > (keys[i] as string)) return false;
+  return true;
 }
 
 /** Several backends (the log and the webhook) as one sink: a request waits for all that make it wait. */

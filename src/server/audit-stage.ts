@@ -3,10 +3,9 @@
  * after authentication, and the events of each stage. Built only when a policy and a backend are configured;
  * otherwise the chain has no stage and pays nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { AUDIT_GROUP, AUDIT_AUTHZ_DECISION_ANNOTATION, AUDIT_AUTHZ_REASON_ANNOTATION, AUDIT_DEPRECATED_ANNOTATION, AUDIT_REMOVED_RELEASE_ANNOTATION, PROTOBUF_MEDIA_TYPE } from '../api/naming.js';
-import { auditUser, authFailureMessage, microTime, preciseNow, sourceIPs, stripManagedFields, truncateUserAgent } from '../audit/event.js';
+import { auditUser, authFailureMessage, microTime, newAuditID, peerIP, preciseNow, sourceIPs, stripManagedFields, truncateUserAgent } from '../audit/event.js';
 import type { PolicyAttributes, RequestAuditConfig } from '../audit/policy.js';
 import { AuditRecord } from '../audit/record.js';
 import type { AuditEvent, AuditSink } from '../audit/types.js';
@@ -43,7 +42,7 @@ export class AuditStage {
   /** Runs first: the client's Audit-ID or a new UUID, echoed in the `Audit-Id` response header. */
   arrive(req: Req, res: Res): AuditArrival {
     const given = req.headers['audit-id'];
-    const id = typeof given === 'string' && given !== '' ? given : randomUUID();
+    const id = typeof given === 'string' && given !== '' ? given : newAuditID();
     res.setHeader(AUDIT_ID_HEADER, id);
     return { id, receivedAt: preciseNow() };
   }
@@ -128,7 +127,7 @@ export class AuditStage {
       requestURI: req.url ?? '/',
       verb: info.verb,
       user,
-      sourceIPs: sourceIPs(headerText(req, 'x-forwarded-for'), headerText(req, 'x-real-ip'), (req.socket as { remoteAddress?: string } | undefined)?.remoteAddress),
+      sourceIPs: sourceIPs(headerText(req, 'x-forwarded-for'), headerText(req, 'x-real-ip'), peerIP(req.socket as { remoteAddress?: string } | undefined), true),
       requestReceivedTimestamp: received,
       stageTimestamp: received,
     };

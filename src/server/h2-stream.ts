@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { constants as http2constants, type ServerHttp2Stream } from 'node:http2';
+import { constants as http2constants, sensitiveHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Req, Res } from './http.js';
 
 /**
@@ -186,9 +186,17 @@ export class StreamRes implements Res {
     if (this.sent || this.stream.destroyed) return;
     this.sent = true;
     this.out[':status'] = this.statusCode;
+    if (this.out[PER_RESPONSE_HEADER] !== undefined) (this.out as Record<symbol, unknown>)[sensitiveHeaders] = NEVER_INDEXED;
     this.stream.respond(this.out, { endStream });
   }
 }
+
+/**
+ * The audit ID differs in every response: kept out of HPACK's table (sent "never indexed"), it does not push
+ * the repeated headers out of it, which saves encoding work for every response on the connection.
+ */
+const PER_RESPONSE_HEADER = 'audit-id';
+const NEVER_INDEXED = [PER_RESPONSE_HEADER];
 
 /** HTTP/2 field names are lower case on the wire; most names the handlers set already are. */
 const lowerCase = (name: string) => (/[A-Z]/.test(name) ? name.toLowerCase() : name);

@@ -89,6 +89,7 @@ export async function serveBinding(ctx: ResourceContext, respond: (code: number,
   const namespace = ctx.info.namespace;
   const dryRun = dryRunValues(ctx.query).length > 0;
   const body = await readKindBody(ctx.req, 'Binding');
+  ctx.audit?.requestObject(body);
   const meta = rec(body.metadata);
   checkNamespace(meta, namespace);
   let name = text(meta.name);

@@ -127,6 +127,7 @@ async function deletePod(registry: Registry, namespace: string, name: string, op
 export async function serveEviction(ctx: ResourceContext, respond: (code: number, obj: unknown) => void): Promise<void> {
   const { namespace, name } = ctx.info;
   const body = await readKindBody(ctx.req, 'Eviction');
+  ctx.audit?.requestObject(body);
   if (body.apiVersion !== undefined && !EVICTION_VERSIONS.includes(String(body.apiVersion))) {
     throw badRequest(`unsupported Eviction version ${JSON.stringify(body.apiVersion)}: supported versions: ${EVICTION_VERSIONS.join(', ')}`);
   }

@@ -10,6 +10,7 @@ import type { Registry } from '../../registry/index.js';
 import { header, readBody, type Req, type Res } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import type { AdmissionChain } from '../../admission/index.js';
+import type { AuditRecord } from '../../audit/record.js';
 import { admitSubresourceObject } from '../admission-setup.js';
 import {
   localSubjectAccessReview,
@@ -33,6 +34,8 @@ export interface VirtualContext {
   apiAudiences: string[];
   /** TokenRequests pass admission (NodeRestriction limits which tokens a node may ask for). */
   admission?: AdmissionChain;
+  /** This request's audit record: the review or TokenRequest body is its requestObject (at level Request and above). */
+  audit?: AuditRecord | undefined;
   respond(code: number, obj: unknown): void;
 }
 
@@ -53,6 +56,7 @@ export async function serveVirtual(ctx: VirtualContext): Promise<void> {
   if (!review && !isTokenRequest(info)) throw new Error(`not a virtual resource: ${info.path}`);
   if (info.verb !== 'create') throw methodNotAllowed(ctx.req.method ?? '', `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`);
   const body = decodeBody(header(ctx.req, 'content-type'), await readBody(ctx.req));
+  ctx.audit?.requestObject(body);
   if (review) ctx.respond(201, await review(ctx, body));
   else ctx.respond(201, await issueToken(ctx, body));
 }
