@@ -30,7 +30,7 @@ export interface AdmissionUser {
 
 /** One write as admission sees it. Built once per request by the write path. */
 export interface AdmissionRequest {
-  /** Unique per request; webhooks get it as `request.uid` and must echo it. */
+  /** Unique per request (CEL's `request.uid`); each webhook call sends a uid of its own, as the reference does. */
   readonly uid: string;
   readonly operation: AdmissionOperation;
   /** The kind and resource of the object being written (the storage view of the request). */
@@ -139,9 +139,11 @@ export interface AdmissionDeps {
   kindOf(r: GroupVersionResource): GroupVersionKind | undefined;
   /**
    * `obj`, served at `from`, in the version served at `to` (two versions of one stored resource, for
-   * matchPolicy Equivalent); a new object. Undefined when the server has no conversion between them.
+   * matchPolicy Equivalent); a new object. Undefined when the server has no conversion between them. A
+   * conversion that calls out (a custom resource's conversion webhook) answers a promise, which rejects
+   * with the conversion's StatusError; built-in types convert synchronously.
    */
-  convertObject?(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject | undefined;
+  convertObject?(obj: ApiObject, from: GroupVersionResource, to: GroupVersionResource): ApiObject | Promise<ApiObject> | undefined;
   log(message: string): void;
   /**
    * Whether the server's authorizer allows `user` the check (true only on an explicit allow). Absent where

@@ -10,8 +10,9 @@ import type { ApiObject } from '../../api/types.js';
 import { StatusError, type StatusReason } from '../../errors/index.js';
 import { answersFor, requestAuthorizer } from '../authorizer.js';
 import { noConfiguration } from '../plugins/common.js';
-import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequest } from '../types.js';
+import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../types.js';
 import { celValue } from '../webhook/conditions.js';
+import { convertedObjects, equivalentKind, sameKind } from '../webhook/convert.js';
 import { RequestFacts } from '../webhook/match.js';
 import { reviewRequest } from '../webhook/review.js';
 import { isExemptResource } from '../webhook/rules.js';
@@ -65,10 +66,12 @@ async function namespaceObjectOf(req: AdmissionRequest, deps: AdmissionDeps): Pr
   return ns ?? null;
 }
 
-async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () => Promise<Inputs>, verdict: Verdict, deps: AdmissionDeps): Promise<void> {
+async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: PolicyInputs, verdict: Verdict, deps: AdmissionDeps): Promise<void> {
   const { policy, binding } = pair;
   const req = facts.req;
-  if (!(await matchesRequest(policy.match, facts))) return;
+  // The policy's own constraints say which version it sees the request in; the binding's only narrow.
+  const matched = await matchesRequest(policy.match, facts);
+  if (!matched) return;
   if (binding.match && !(await matchesRequest(binding.match, facts))) return;
   const configError = (what: string, why: string) => {
     deps.log(`${label(policy, binding)}: failed to configure ${what}: ${why}`);
@@ -78,7 +81,7 @@ async function applyPair(pair: PolicyBinding, facts: RequestFacts, inputs: () =>
   if (binding.brokenReason) return configError('binding', binding.brokenReason);
   const params = await resolveParams(policy, binding, req, deps);
   if ('error' in params) return configError('binding', params.error);
-  const base = await inputs();
+  const base = await inputs.of(matched);
   const budget = new EvaluationBudget();
   for (const param of params.objects) {
     const withParams = withValue(base, 'params', param === null ? null : celValue(param));
@@ -110,31 +113,65 @@ function withValue(inputs: Inputs, name: string, value: unknown): Inputs {
 }
 
 /** The AdmissionReview request as policies see it: without the objects (those are inputs of their own). */
-function requestInput(req: AdmissionRequest): Record<string, unknown> {
-  const request = reviewRequest(req, { kind: req.kind, resource: req.resource, subResource: req.subResource });
+function requestInput(req: AdmissionRequest, kind: GroupVersionKind, resource: GroupVersionResource): Record<string, unknown> {
+  const request = reviewRequest(req, { kind, resource, subResource: req.subResource });
   delete request.object;
   delete request.oldObject;
   return request;
 }
 
+/**
+ * The CEL inputs of one request, built once per resource some policy matched it as, and only when a
+ * binding applies. A policy whose matchConstraints name another version of the resource (matchPolicy
+ * Equivalent) sees the objects converted to that version and `request.kind`/`request.resource` of it,
+ * as the reference does; `request.requestKind`/`requestResource` stay the request's. Converting a whole
+ * object to CEL costs more than most expressions, so only the inputs some policy names are built.
+ */
+class PolicyInputs {
+  private own: Promise<Inputs> | undefined;
+  private others: Map<GroupVersionResource, Promise<Inputs>> | undefined;
+
+  constructor(
+    private readonly pairs: readonly PolicyBinding[],
+    private readonly req: AdmissionRequest,
+    private readonly deps: AdmissionDeps,
+  ) {}
+
+  of(matched: GroupVersionResource): Promise<Inputs> {
+    const req = this.req;
+    if (matched === req.requestResource) return (this.own ??= this.build(req.kind, req.resource, req.object, req.oldObject));
+    this.others ??= new Map();
+    let inputs = this.others.get(matched);
+    if (inputs === undefined) this.others.set(matched, (inputs = this.inVersionOf(matched)));
+    return inputs;
+  }
+
+  private async inVersionOf(eq: GroupVersionResource): Promise<Inputs> {
+    const req = this.req;
+    const kind = equivalentKind(eq, this.deps);
+    if (sameKind(kind, req.kind)) return this.build(kind, eq, req.object, req.oldObject);
+    // Converted whether or not an expression reads the objects: a failed conversion fails the request.
+    const found = convertedObjects(req, eq, this.deps);
+    const converted = found instanceof Promise ? await found : found;
+    return this.build(kind, eq, converted.object, converted.oldObject);
+  }
+
+  private async build(kind: GroupVersionKind, resource: GroupVersionResource, object: ApiObject | undefined, oldObject: ApiObject | undefined): Promise<Inputs> {
+    const named = (name: string) => this.pairs.some((p) => p.policy.inputs.has(name));
+    return {
+      object: named('object') ? celValue(object ?? null) : null,
+      oldObject: named('oldObject') ? celValue(oldObject ?? null) : null,
+      request: named('request') ? celValue(requestInput(this.req, kind, resource)) : null,
+      namespaceObject: named('namespaceObject') ? celValue(await namespaceObjectOf(this.req, this.deps)) : null,
+    };
+  }
+}
+
 async function validateWith(pairs: readonly PolicyBinding[], req: AdmissionRequest, deps: AdmissionDeps): Promise<void> {
   const facts = new RequestFacts(req, deps);
-  let inputs: Promise<Inputs> | undefined;
-  // Built once, and only when some binding applies.
-  const lazyInputs = () =>
-    (inputs ??= (async () => {
-      // Converting a whole object costs more than most expressions: only the inputs some applicable
-      // policy names are built and converted; the others are null (no expression reads them).
-      const named = (name: string) => pairs.some((p) => p.policy.inputs.has(name));
-      return {
-        object: named('object') ? celValue(req.object ?? null) : null,
-        oldObject: named('oldObject') ? celValue(req.oldObject ?? null) : null,
-        request: named('request') ? celValue(requestInput(req)) : null,
-        namespaceObject: named('namespaceObject') ? celValue(await namespaceObjectOf(req, deps)) : null,
-      };
-    })());
+  const inputs = new PolicyInputs(pairs, req, deps);
   const verdict = new Verdict();
-  for (const pair of pairs) await applyPair(pair, facts, lazyInputs, verdict, deps);
+  for (const pair of pairs) await applyPair(pair, facts, inputs, verdict, deps);
   if (verdict.audit.length > 0) req.annotate(POLICY_VALIDATION_FAILURE_ANNOTATION, JSON.stringify(verdict.audit));
   if (verdict.denial) throw denialError(req, verdict.denial);
 }

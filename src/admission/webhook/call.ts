@@ -4,6 +4,7 @@
  * (unreachable, TLS, timeout, garbage, wrong uid) are CallError, which the dispatchers settle by
  * failurePolicy; everything else is the request's own failure.
  */
+import { randomUUID } from 'node:crypto';
 import jsonpatch from 'fast-json-patch';
 import type { ApiObject } from '../../api/types.js';
 import { isObject } from '../../api/types.js';
@@ -13,7 +14,7 @@ import type { AdmissionDeps, AdmissionRequest } from '../types.js';
 import { CallFailed, postReview, type Target } from './client.js';
 import type { CompiledWebhook } from './compile.js';
 import { targetForService, targetForURL, ResolveFailed } from './resolve.js';
-import { decodePatch, InvalidAnswer, jsonEqual, parseAnswer, reviewBody, reviewRequest, type ConvertedObjects, type Invocation, type WebhookAnswer } from './review.js';
+import { decodePatch, InvalidAnswer, jsonEqual, parseAnswer, reviewBody, reviewFieldsText, type ConvertedObjects, type Invocation, type WebhookAnswer } from './review.js';
 
 /** The reference's ErrCallingWebhook: the webhook could not give a usable answer. */
 export class CallError extends Error {
@@ -37,28 +38,41 @@ export function checkDryRun(hook: CompiledWebhook, req: AdmissionRequest): void 
   if (req.dryRun && !hook.sideEffectsSafeOnDryRun) throw badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
 }
 
-async function targetOf(hook: CompiledWebhook, deps: AdmissionDeps): Promise<Target> {
-  const timeoutParam = `timeout=${hook.timeoutMs / 1000}s`;
+/** URL targets depend only on the compiled webhook (one per configuration generation): built once. */
+const urlTargets = new WeakMap<CompiledWebhook, Target>();
+
+function targetOf(hook: CompiledWebhook, deps: AdmissionDeps): Target | Promise<Target> {
   // As the reference: a URL webhook is reached through the control-plane egress, a service through the
   // cluster egress.
-  if (hook.client.url !== undefined) return viaEgress(targetForURL(hook.client.url, hook.client, timeoutParam), deps.egress?.controlplane);
-  if (hook.client.service) return viaEgress(await targetForService(deps.objects, hook.client.service, hook.client, timeoutParam), deps.egress?.cluster);
+  if (hook.client.url !== undefined) {
+    let t = urlTargets.get(hook);
+    if (t === undefined) {
+      t = viaEgress(targetForURL(hook.client.url, hook.client, timeoutParam(hook)), deps.egress?.controlplane);
+      urlTargets.set(hook, t);
+    }
+    return t;
+  }
+  if (hook.client.service) return targetForService(deps.objects, hook.client.service, hook.client, timeoutParam(hook)).then((t) => viaEgress(t, deps.egress?.cluster));
   throw new ResolveFailed('no url or service to call');
 }
+
+const timeoutParam = (hook: CompiledWebhook) => `timeout=${hook.timeoutMs / 1000}s`;
 
 function viaEgress(t: Target, dialer: Dialer | undefined): Target {
   return dialer ? { ...t, dialer, poolKey: `${t.poolKey}\0${dialer.id}` } : t;
 }
 
 /** Sends the review and returns the checked answer; warnings and audit annotations are recorded at once. */
-export async function callWebhook(hook: CompiledWebhook, req: AdmissionRequest, inv: Invocation, deps: AdmissionDeps, mutating: boolean): Promise<WebhookAnswer> {
+export async function callWebhook(hook: CompiledWebhook, req: AdmissionRequest, inv: Invocation, deps: AdmissionDeps, mutating: boolean, shared?: Map<string, string>): Promise<WebhookAnswer> {
   if (hook.brokenReason !== undefined) throw new CallError(hook.name, `the webhook configuration cannot be used: ${hook.brokenReason}`);
   const started = deps.observeWebhook ? performance.now() : 0;
   let answer: WebhookAnswer;
   try {
-    const target = await targetOf(hook, deps);
-    const text = await postReview(target, reviewBody(reviewRequest(req, inv), hook.reviewVersion), hook.timeoutMs);
-    answer = parseAnswer(text, req.uid, hook.reviewVersion, mutating);
+    const resolved = targetOf(hook, deps);
+    const target = resolved instanceof Promise ? await resolved : resolved;
+    const uid = randomUUID();
+    const text = await postReview(target, reviewBody(uid, reviewFieldsText(req, inv, shared), hook.reviewVersion), hook.timeoutMs);
+    answer = parseAnswer(text, uid, hook.reviewVersion, mutating);
   } catch (e) {
     deps.observeWebhook?.(hook.name, mutating, req.operation, true, (performance.now() - started) / 1000);
     if (e instanceof InvalidAnswer) throw new CallError(hook.name, `received invalid webhook response: ${e.message}`);
@@ -112,7 +126,7 @@ function sanitizeDetails(d: Record<string, unknown>): StatusDetails | undefined 
  * not JSON Patch or does not apply fails the request with 500 whatever the failurePolicy (as in the
  * reference: the webhook answered, the answer is wrong).
  */
-export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: string, converted?: ConvertedObjects): boolean {
+export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: string, converted?: ConvertedObjects): boolean | Promise<boolean> {
   const fail = (why: string) => internalError(`admission webhook ${JSON.stringify(hook)} returned a patch that cannot be applied: ${why}`);
   let ops: Record<string, unknown>[];
   try {
@@ -142,6 +156,11 @@ export function applyWebhookPatch(hook: string, req: AdmissionRequest, base64: s
   }
   if (!isObject(doc)) throw fail('the patched object is not a JSON object');
   const patched = converted ? converted.toRequestVersion(doc as ApiObject) : (doc as ApiObject);
+  return patched instanceof Promise ? patched.then((p) => replaceObject(req, p)) : replaceObject(req, patched);
+}
+
+/** Sets the patched object; true when it differs from the one before. */
+function replaceObject(req: AdmissionRequest, patched: ApiObject): boolean {
   const changed = !jsonEqual(req.object, patched);
   req.object = patched;
   return changed;

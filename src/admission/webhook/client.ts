@@ -4,8 +4,8 @@
  * answer's size, so a hanging, slow or flooding webhook costs one failed call and nothing more.
  */
 import https from 'node:https';
-import http2 from 'node:http2';
 import { dialThrough, type Dialer } from '../../util/dialer.js';
+import { DEADLINE_MESSAGE, H2Client } from '../../util/h2/client.js';
 import { closeH2Sessions, h2Session } from './h2-pool.js';
 import { httpClientSpan } from '../../util/trace-hook.js';
 
@@ -66,22 +66,34 @@ export function closeWebhookConnections(): void {
 
 /**
  * The answer's body, or throws CallFailed. Over HTTP/2 when the webhook offers it (see h2-pool.ts), else
- * over the HTTP/1.1 keep-alive pool. The deadline covers connecting too.
+ * over the HTTP/1.1 keep-alive pool. The deadline covers connecting too. With a live HTTP/2 connection
+ * nothing is awaited before the request is sent.
  */
-export async function postReview(t: Target, body: string, timeoutMs: number): Promise<string> {
+export function postReview(t: Target, body: string, timeoutMs: number): Promise<string> {
+  const session = h2Session(t, isIP(t.serverName), MAX_ANSWER_BYTES);
+  if (session instanceof H2Client) return traced(t, (tp) => postH2(session, t, body, timeoutMs, tp));
+  if (session === 'http/1.1') return traced(t, (tp) => postH1(t, body, timeoutMs, tp));
+  return connectThenPost(session, t, body, timeoutMs);
+}
+
+async function connectThenPost(connecting: Promise<H2Client | undefined>, t: Target, body: string, timeoutMs: number): Promise<string> {
   const started = performance.now();
-  let session: http2.ClientHttp2Session | undefined;
+  let session: H2Client | undefined;
   try {
-    session = await withDeadline(h2Session(t, isIP(t.serverName)), timeoutMs);
+    session = await withDeadline(connecting, timeoutMs);
   } catch (e) {
     throw new CallFailed(`Post "${t.url}": ${(e as Error).message}`);
   }
   const left = Math.max(1, timeoutMs - (performance.now() - started));
-  // Within a traced request: a client span, and its traceparent sent to the webhook.
+  return traced(t, (tp) => (session ? postH2(session, t, body, left, tp) : postH1(t, body, left, tp)));
+}
+
+/** Within a traced request: a client span, and its traceparent sent to the webhook. */
+async function traced(t: Target, post: (traceparent: string | undefined) => Promise<string>): Promise<string> {
   const span = httpClientSpan('POST', `https://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}${t.path}`);
-  if (!span) return session ? postH2(session, t, body, left) : postH1(t, body, left);
+  if (!span) return post(undefined);
   try {
-    return await (session ? postH2(session, t, body, left, span.traceparent) : postH1(t, body, left, span.traceparent));
+    return await post(span.traceparent);
   } catch (e) {
     span.fail((e as Error).message);
     throw e;
@@ -92,7 +104,7 @@ export async function postReview(t: Target, body: string, timeoutMs: number): Pr
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('context deadline exceeded')), ms);
+    const timer = setTimeout(() => reject(new Error(DEADLINE_MESSAGE)), ms);
     p.then(
       (v) => {
         clearTimeout(timer);
@@ -106,45 +118,23 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-function postH2(session: http2.ClientHttp2Session, t: Target, body: string, timeoutMs: number, traceparent?: string): Promise<string> {
-  const url = t.url;
-  return new Promise<string>((resolve, reject) => {
-    let settled = false;
-    const fail = (why: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
-      reject(new CallFailed(`Post "${url}": ${why}`));
-    };
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': t.path,
-      'content-type': 'application/json',
-      accept: 'application/json, */*',
-      'content-length': Buffer.byteLength(body, 'utf8'),
-      ...(traceparent ? { traceparent } : {}),
-    });
-    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
-    let code = 0;
-    stream.on('response', (headers) => {
-      code = Number(headers[':status'] ?? 0);
-    });
-    stream.on('close', () => {
-      if (!settled && code === 0) fail('the connection closed before an answer');
-    });
-    collectAnswer(stream, () => code, fail, (text) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(text);
-    });
-    stream.end(body, 'utf8');
-  });
+async function postH2(session: H2Client, t: Target, body: string, timeoutMs: number, traceparent: string | undefined): Promise<string> {
+  const payload = Buffer.from(body, 'utf8');
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': String(payload.length) };
+  if (traceparent) headers.traceparent = traceparent;
+  let answer;
+  try {
+    answer = await session.request('POST', t.path, headers, payload, timeoutMs);
+  } catch (e) {
+    throw new CallFailed(`Post "${t.url}": ${(e as Error).message}`);
+  }
+  const code = answer.status;
+  if (code < 200 || code > 206) throw new CallFailed(`Post "${t.url}": the server answered ${code}: ${answer.body.toString('utf8').slice(0, 256)}`);
+  return answer.body.toString('utf8');
 }
 
 /**
- * Reads an answer of at most MAX_ANSWER_BYTES from `source` (an HTTP/2 stream or an HTTP/1.1 response);
+ * Reads an answer of at most MAX_ANSWER_BYTES from `source` (an HTTP/1.1 response);
  * at its end a 2xx answer's text goes to `done`, any other status to `fail`.
  */
 function collectAnswer(source: NodeJS.EventEmitter, status: () => number, fail: (why: string) => void, done: (text: string) => void): void {
@@ -186,7 +176,7 @@ function postH1(t: Target, body: string, timeoutMs: number, traceparent?: string
       agent: agentFor(t),
       headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body, 'utf8'), ...(traceparent ? { traceparent } : {}) },
     });
-    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
+    const timer = setTimeout(() => fail(DEADLINE_MESSAGE), timeoutMs);
     req.on('error', (e) => fail(e.message));
     req.on('response', (res) => {
       collectAnswer(res, () => res.statusCode ?? 0, fail, (text) => {

@@ -1,14 +1,15 @@
 /**
  * HTTP/2 to webhooks that offer it. The reference's client negotiates HTTP/2 by ALPN and multiplexes every
  * call to one webhook over one connection; with node's HTTP/1.1 client each call costs a pooled socket,
- * a request object and a `writev`, which under load was most of a webhook call's CPU. The first call to a
- * target opens a TLS connection offering `h2` and `http/1.1`; what the webhook picks is remembered for the
- * target, so a webhook that speaks only HTTP/1.1 is served by the keep-alive pool from then on.
+ * a request object and a `writev`, and node's HTTP/2 client still ~60 µs of CPU, so calls go through the
+ * lean client of util/h2. The first call to a target opens a TLS connection offering `h2` and `http/1.1`;
+ * what the webhook picks is remembered for the target, so a webhook that speaks only HTTP/1.1 is served by
+ * the keep-alive pool from then on.
  */
-import http2, { type ClientHttp2Session } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { Dialer } from '../../util/dialer.js';
+import { H2Client } from '../../util/h2/client.js';
 
 /** What a target turned out to speak. */
 export type Protocol = 'h2' | 'http/1.1';
@@ -30,8 +31,8 @@ const IDLE_MS = 60_000;
 const MAX_TARGETS = 128;
 
 const protocols = new Map<string, Protocol>();
-const sessions = new Map<string, ClientHttp2Session>();
-const pending = new Map<string, Promise<ClientHttp2Session | undefined>>();
+const sessions = new Map<string, H2Client>();
+const pending = new Map<string, Promise<H2Client | undefined>>();
 
 /** What is known of the target's protocol, without connecting. */
 export function knownProtocol(t: H2Target): Protocol | undefined {
@@ -48,24 +49,24 @@ function remember(key: string, p: Protocol): void {
  * The target's live HTTP/2 session, opening one if needed; undefined when the target speaks only HTTP/1.1
  * (then remembered). Rejects with the connection error when the connection cannot be made.
  */
-export function h2Session(t: H2Target, isIP: boolean): Promise<ClientHttp2Session | undefined> {
+export function h2Session(t: H2Target, isIP: boolean, maxAnswerBytes: number): H2Client | 'http/1.1' | Promise<H2Client | undefined> {
   const live = sessions.get(t.poolKey);
-  if (live && !live.closed && !live.destroyed) return Promise.resolve(live);
-  if (protocols.get(t.poolKey) === 'http/1.1') return Promise.resolve(undefined);
+  if (live && live.usable) return live;
+  if (protocols.get(t.poolKey) === 'http/1.1') return 'http/1.1';
   let p = pending.get(t.poolKey);
   if (!p) {
-    p = connect(t, isIP).finally(() => pending.delete(t.poolKey));
+    p = connect(t, isIP, maxAnswerBytes).finally(() => pending.delete(t.poolKey));
     pending.set(t.poolKey, p);
   }
   return p;
 }
 
-async function connect(t: H2Target, isIP: boolean): Promise<ClientHttp2Session | undefined> {
+async function connect(t: H2Target, isIP: boolean, maxAnswerBytes: number): Promise<H2Client | undefined> {
   const tunnel = t.dialer ? await t.dialer.dial(t.host, t.port) : undefined;
-  return handshake(t, isIP, tunnel);
+  return handshake(t, isIP, tunnel, maxAnswerBytes);
 }
 
-function handshake(t: H2Target, isIP: boolean, tunnel: Duplex | undefined): Promise<ClientHttp2Session | undefined> {
+function handshake(t: H2Target, isIP: boolean, tunnel: Duplex | undefined, maxAnswerBytes: number): Promise<H2Client | undefined> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       ...(tunnel ? { socket: tunnel } : { host: t.host, port: t.port }),
@@ -89,16 +90,13 @@ function handshake(t: H2Target, isIP: boolean, tunnel: Duplex | undefined): Prom
         return resolve(undefined);
       }
       remember(t.poolKey, 'h2');
-      const session = http2.connect(`https://${t.serverName}:${t.port}`, { createConnection: () => socket });
-      const forget = () => {
+      const authority = t.port === 443 ? t.serverName : `${t.serverName.includes(':') ? `[${t.serverName}]` : t.serverName}:${t.port}`;
+      const session = new H2Client(socket, authority, { maxBodyBytes: maxAnswerBytes, idleMs: IDLE_MS });
+      session.onUnusable(() => {
         if (sessions.get(t.poolKey) === session) sessions.delete(t.poolKey);
-      };
-      session.on('error', forget);
-      session.on('goaway', forget);
-      session.on('close', forget);
-      session.setTimeout(IDLE_MS, () => session.close());
-      // An idle connection must not keep the process alive; a call in flight holds its own timer.
-      session.unref();
+      });
+      // An idle connection must not keep the process alive; a call in flight holds the client's deadline timer.
+      socket.unref();
       sessions.set(t.poolKey, session);
       resolve(session);
     });

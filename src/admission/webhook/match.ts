@@ -4,12 +4,13 @@
  * namespace selector, the object selector, and last the CEL match conditions.
  */
 import type { ApiObject } from '../../api/types.js';
-import { forbidden, internalError, notFound } from '../../errors/index.js';
+import { forbidden, notFound } from '../../errors/index.js';
 import { answersFor, requestAuthorizer } from '../authorizer.js';
-import type { AdmissionDeps, AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../types.js';
+import type { AdmissionDeps, AdmissionRequest, GroupVersionResource } from '../types.js';
 import type { CompiledWebhook } from './compile.js';
 import { celValue, evaluateConditions } from './conditions.js';
-import { reviewRequest, type ConvertedObjects, type Invocation } from './review.js';
+import { convertedObjects, equivalentKind, sameKind, sameResource } from './convert.js';
+import { reviewRequest, type Invocation } from './review.js';
 import { ruleMatches, type RuleTarget } from './rules.js';
 import type { Labels } from './selector.js';
 
@@ -50,9 +51,7 @@ export class RequestFacts {
   }
 }
 
-const sameResource = (a: GroupVersionResource, b: GroupVersionResource) =>
-  a.group === b.group && a.version === b.version && a.resource === b.resource;
-
+/** The invocation when a rule selects the request: on its own resource, or (Equivalent) on an equivalent one. */
 function ruleInvocation(hook: CompiledWebhook, facts: RequestFacts): Invocation | undefined {
   const req = facts.req;
   const t = facts.target;
@@ -64,36 +63,18 @@ function ruleInvocation(hook: CompiledWebhook, facts: RequestFacts): Invocation 
   for (const rule of hook.rules) {
     for (const eq of facts.equivalentResources()) {
       if (sameResource(eq, req.requestResource) || !ruleMatches(rule, { ...t, resource: eq })) continue;
-      const kind = facts.deps.kindOf(eq);
-      if (!kind) throw internalError(`unable to convert to ${eq.group}/${eq.version}, Resource=${eq.resource}: unknown kind`);
-      const converted = sameKind(kind, req.kind) ? undefined : convertedObjects(req, eq, kind, facts.deps);
-      return { kind, resource: eq, subResource: req.requestSubResource, ...(converted ? { converted } : {}) };
+      return { kind: equivalentKind(eq, facts.deps), resource: eq, subResource: req.requestSubResource };
     }
   }
   return undefined;
 }
 
-const sameKind = (a: GroupVersionKind, b: GroupVersionKind) => a.group === b.group && a.version === b.version && a.kind === b.kind;
-
-/**
- * The request's objects in the version of the equivalent resource `to` (kind `kind`), and the way back
- * for a patch made against them. Without a conversion between the two versions the request fails rather
- * than showing the webhook an object of another version than the one it registered for.
- */
-function convertedObjects(req: AdmissionRequest, to: GroupVersionResource, kind: GroupVersionKind, deps: AdmissionDeps): ConvertedObjects {
-  const from = req.resource;
-  const fail = () => internalError(`unable to convert ${req.kind.kind} from ${from.group}/${from.version} to ${to.group}/${to.version}: no conversion between these versions`);
-  const convert = (o: ApiObject | undefined, a: GroupVersionResource, b: GroupVersionResource) => {
-    if (o === undefined) return undefined;
-    const out = deps.convertObject?.(o, a, b);
-    if (!out) throw fail();
-    return out;
-  };
-  return {
-    object: convert(req.object, from, to),
-    oldObject: convert(req.oldObject, from, to),
-    toRequestVersion: (o) => convert(o, to, from) as ApiObject,
-  };
+/** The invocation with the objects in its version; a promise only when the conversion calls out. */
+function withConvertedObjects(inv: Invocation, req: AdmissionRequest, deps: AdmissionDeps): Invocation | Promise<Invocation> {
+  // A match on the request's own resource, or an equivalent one serving the same kind (a scale subresource).
+  if (inv.resource === req.requestResource || sameKind(inv.kind, req.kind)) return inv;
+  const converted = convertedObjects(req, inv.resource, deps);
+  return converted instanceof Promise ? converted.then((c) => ({ ...inv, converted: c })) : { ...inv, converted };
 }
 
 /** An absent object (the new object of a DELETE) matches no selector; one without labels has none. */
@@ -104,8 +85,8 @@ const objectMatches = (hook: CompiledWebhook, o: ApiObject | undefined): boolean
  * namespace is missing (404) or a match condition fails under failurePolicy Fail (403).
  */
 export async function invocationFor(hook: CompiledWebhook, facts: RequestFacts): Promise<Invocation | undefined> {
-  const inv = ruleInvocation(hook, facts);
-  if (!inv) return undefined;
+  const matched = ruleInvocation(hook, facts);
+  if (!matched) return undefined;
   const req = facts.req;
   if (!hook.namespaceSelector.empty) {
     const clusterScoped = req.namespace === '' && !(req.resource.group === '' && req.resource.resource === 'namespaces');
@@ -114,6 +95,9 @@ export async function invocationFor(hook: CompiledWebhook, facts: RequestFacts):
   if (!hook.objectSelector.empty) {
     if (!objectMatches(hook, req.object) && !objectMatches(hook, req.oldObject)) return undefined;
   }
+  // Converted only for a webhook that applies (the reference's order): labels are the same in every version.
+  const found = withConvertedObjects(matched, req, facts.deps);
+  const inv = found instanceof Promise ? await found : found;
   if (hook.conditions.length === 0) return inv;
   const request = reviewRequest(req, inv);
   delete request.object;

@@ -46,7 +46,10 @@ export function createMutatingPlugin(deps: AdmissionDeps, source: ConfigurationS
     try {
       const answer = await callWebhook(hook, req, inv, deps, true);
       if (!answer.allowed) throw denial(hook.name, answer.status);
-      if (answer.patch !== undefined) changed = applyWebhookPatch(hook.name, req, answer.patch, inv.converted);
+      if (answer.patch !== undefined) {
+        const applied = applyWebhookPatch(hook.name, req, answer.patch, inv.converted);
+        changed = applied instanceof Promise ? await applied : applied;
+      }
       req.annotate(`${WEBHOOK_MUTATION_ANNOTATION_PREFIX}/round_${st.round}_index_${index}`, JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }));
     } catch (e) {
       failure = e;

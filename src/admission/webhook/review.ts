@@ -19,8 +19,8 @@ export interface Invocation {
 export interface ConvertedObjects {
   readonly object: ApiObject | undefined;
   readonly oldObject: ApiObject | undefined;
-  /** An object in the webhook's version (a patched one) in the request's version. */
-  toRequestVersion(obj: ApiObject): ApiObject;
+  /** An object in the webhook's version (a patched one) in the request's version; a promise when the conversion calls out. */
+  toRequestVersion(obj: ApiObject): ApiObject | Promise<ApiObject>;
 }
 
 /** The options kinds the reference sends: a patch is admitted with UpdateOptions. */
@@ -44,8 +44,11 @@ function userInfoOf(req: AdmissionRequest): Record<string, unknown> {
 
 /** The `request` of the review, also the CEL `request` variable (without the objects). */
 export function reviewRequest(req: AdmissionRequest, inv: Invocation): Record<string, unknown> {
+  return { uid: req.uid, ...requestFields(req, inv) };
+}
+
+function requestFields(req: AdmissionRequest, inv: Invocation): Record<string, unknown> {
   return {
-    uid: req.uid,
     kind: { ...inv.kind },
     resource: { ...inv.resource },
     ...(inv.subResource ? { subResource: inv.subResource } : {}),
@@ -63,8 +66,29 @@ export function reviewRequest(req: AdmissionRequest, inv: Invocation): Record<st
   };
 }
 
-export function reviewBody(request: Record<string, unknown>, version: ReviewVersion): string {
-  return JSON.stringify({ kind: 'AdmissionReview', apiVersion: `${ADMISSION_GROUP}/${version}`, request });
+/**
+ * The review's request fields after `uid`, as JSON text without the opening brace. Everything but the uid
+ * is the same for every webhook that sees the request as the same resource with the same objects, so
+ * validating webhooks (which cannot change the object) share one text per request through `shared`.
+ */
+export function reviewFieldsText(req: AdmissionRequest, inv: Invocation, shared?: Map<string, string>): string {
+  if (!shared || inv.converted) return JSON.stringify(requestFields(req, inv)).slice(1);
+  const key = `${inv.resource.group}/${inv.resource.version}/${inv.resource.resource}/${inv.subResource}/${inv.kind.kind}`;
+  let text = shared.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(requestFields(req, inv)).slice(1);
+    shared.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * The AdmissionReview sent for one call. As in the reference, every call gets a uid of its own (a webhook
+ * called twice for one request, or two webhooks, never see the same uid); it comes first, where webhooks
+ * that only echo it can find it without decoding the whole review.
+ */
+export function reviewBody(uid: string, fieldsText: string, version: ReviewVersion): string {
+  return `{"kind":"AdmissionReview","apiVersion":"${ADMISSION_GROUP}/${version}","request":{"uid":${JSON.stringify(uid)},${fieldsText}}`;
 }
 
 export interface WebhookAnswer {

@@ -14,10 +14,10 @@ import { isExemptResource } from './rules.js';
 
 export const VALIDATING_PLUGIN_NAME = 'ValidatingAdmissionWebhook';
 
-async function callOne(hook: CompiledWebhook, inv: Invocation, index: number, req: AdmissionRequest, deps: AdmissionDeps): Promise<unknown> {
+async function callOne(hook: CompiledWebhook, inv: Invocation, index: number, req: AdmissionRequest, deps: AdmissionDeps, shared: Map<string, string>): Promise<unknown> {
   try {
     checkDryRun(hook, req);
-    const answer = await callWebhook(hook, req, inv, deps, false);
+    const answer = await callWebhook(hook, req, inv, deps, false, shared);
     return answer.allowed ? undefined : denial(hook.name, answer.status);
   } catch (e) {
     if (!(e instanceof CallError)) return e;
@@ -36,7 +36,9 @@ async function validateWith(hooks: readonly CompiledWebhook[], req: AdmissionReq
     if (inv) relevant.push([hook, inv]);
   }
   if (relevant.length === 0) return;
-  const outcomes = await Promise.all(relevant.map(([hook, inv], i) => callOne(hook, inv, i, req, deps)));
+  // The object cannot change while validating webhooks run: one review text serves them all.
+  const shared = new Map<string, string>();
+  const outcomes = await Promise.all(relevant.map(([hook, inv], i) => callOne(hook, inv, i, req, deps, shared)));
   const failure = outcomes.find((o) => o !== undefined);
   if (failure !== undefined) throw failure;
 }

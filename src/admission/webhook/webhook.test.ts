@@ -111,8 +111,10 @@ test('spec 2.11: the AdmissionReview carries every request field, with options k
     const review = server.reviews[0] as Review;
     assert.equal(review.apiVersion, `${ADMISSION_GROUP}/v1`);
     assert.equal(review.kind, 'AdmissionReview');
+    const uid = (review.request as { uid: string }).uid;
+    assert.match(uid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a fresh UUID');
     assert.deepEqual(review.request, {
-      uid: req.uid,
+      uid,
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },
       requestKind: { group: '', version: 'v1', kind: 'Pod' },
@@ -328,5 +330,25 @@ test('reference behaviour: reinvocationPolicy IfNeeded calls a webhook again onc
   } finally {
     await first.close();
     await second.close();
+  }
+});
+
+test('reference behaviour: every webhook call carries a uid of its own; validating webhooks are sent the same review otherwise', async () => {
+  const server = await startWebhookServer((r) => allow(r));
+  try {
+    const second = { ...hook(server), name: 'second.example.com' };
+    const { mutating, validating } = plugins([configuration('Mutating', 'm', [hook(server)])], [configuration('Validating', 'v', [hook(server), second])]);
+    const req = request();
+    await mutating.admit!(req);
+    await validating.validate!(req);
+    assert.equal(server.reviews.length, 3);
+    const uids = server.reviews.map((r) => r.request.uid as string);
+    assert.equal(new Set(uids).size, 3, 'three calls, three uids');
+    assert.ok(!uids.includes(req.uid), 'not the request uid');
+    const withoutUid = server.reviews.map((r) => ({ ...r, request: { ...r.request, uid: undefined } }));
+    assert.deepEqual(withoutUid[1], withoutUid[2]);
+    assert.deepEqual(withoutUid[0], withoutUid[1], 'the mutating webhook saw the same object (it did not patch)');
+  } finally {
+    await server.close();
   }
 });
