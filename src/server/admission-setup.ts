@@ -25,13 +25,19 @@ import type { CachedItem, Cacher } from '../cacher/index.js';
 import { invalid } from '../errors/index.js';
 import type { GenericStore, Registry, ResourceType } from '../registry/index.js';
 import { collectionPrefix } from '../registry/keys.js';
+import { readable } from '../registry/readable.js';
 import { rbacAdmission } from './rbac-setup.js';
 
 const NOTHING: readonly ApiObject[] = Object.freeze([]);
 /** Tries of a status compare-and-swap before the conflict is the caller's. */
 const STATUS_WRITE_ATTEMPTS = 8;
 
-/** Stored objects for plugins, read from the watch caches; decoded once per cached version. */
+/**
+ * Stored objects for plugins, read from the watch caches; decoded once per cached version. An object no
+ * encryption provider can read fails the admission that needs it with a 500 naming it (nothing is stored).
+ * That includes the lists of webhook configurations and policies: skipping one would admit what it exists
+ * to refuse, so admission fails closed, as the reference's never-synced informer does.
+ */
 export class CachedObjectReader implements ObjectReader {
   private readonly decoded = new WeakMap<CachedItem, ApiObject>();
   /** Caches known to have loaded their first list (`peekList` answers from them without waiting). */
@@ -49,7 +55,7 @@ export class CachedObjectReader implements ObjectReader {
     if (!store) return undefined;
     const reader = this.registry.reader(store.type);
     const item = reader.cacher.get(store.key(namespace, name));
-    return item ? this.decode(store.type, item) : undefined;
+    return item ? this.decode(store.type, readable(item)) : undefined;
   }
 
   /** Consistent: the cache once it has caught up with storage, else storage itself. */
@@ -59,7 +65,7 @@ export class CachedObjectReader implements ObjectReader {
     const reader = this.registry.reader(store.type);
     if (await reader.consistent()) {
       const item = reader.cacher.get(store.key(namespace, name));
-      return item ? this.decode(store.type, item) : undefined;
+      return item ? this.decode(store.type, readable(item)) : undefined;
     }
     return store.get(namespace, name).catch((e: { code?: number }) => {
       if (e.code === 404) return undefined;
@@ -76,7 +82,7 @@ export class CachedObjectReader implements ObjectReader {
     const t = store.type;
     const prefix = collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined);
     const out: ApiObject[] = [];
-    for (const item of reader.cacher.range(prefix)) out.push(this.decode(t, item));
+    for (const item of reader.cacher.range(prefix)) out.push(this.decode(t, readable(item)));
     return out;
   }
 
@@ -99,7 +105,7 @@ export class CachedObjectReader implements ObjectReader {
     if (cacher.size === 0) return NOTHING;
     const t = store.type;
     const out: ApiObject[] = [];
-    for (const item of cacher.range(collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined))) out.push(this.decode(t, item));
+    for (const item of cacher.range(collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined))) out.push(this.decode(t, readable(item)));
     return out;
   }
 
@@ -144,9 +150,10 @@ export function admissionDeps(registry: Registry, log: (m: string) => void, auth
       const b = typeAt(to);
       // Only views of one stored resource convert, each through the stored form (ResourceType.toStorage/fromStorage).
       if (!a || !b || a.storageKey !== b.storageKey) return undefined;
-      // A conversion that calls out (a CRD's webhook) cannot run here: the match fails as unconvertible.
-      if (a.asyncConversion || b.asyncConversion) return undefined;
       const copy = structuredClone(obj);
+      // A conversion that calls out (a CRD's webhook): asynchronous, and only for the requests that need it.
+      const calling = b.asyncConversion ?? a.asyncConversion;
+      if (calling) return calling.convert([copy], b.group === '' ? b.version : `${b.group}/${b.version}`).then(([out]) => out as ApiObject);
       const stored = a.toStorage ? a.toStorage(copy) : copy;
       const out = b.fromStorage ? b.fromStorage(stored) : stored;
       const { apiVersion: _apiVersion, kind: _kind, ...rest } = out;

@@ -9,6 +9,7 @@ import { APF_AUTOUPDATE_ANNOTATION } from '../api/naming.js';
 import type { ApiObject } from '../api/types.js';
 import { bootstrapAction, danglingStatus, FlowControl } from '../flowcontrol/index.js';
 import type { GenericStore, Registry } from '../registry/index.js';
+import { isUnreadable, readableItems, UnreadableLog } from '../registry/readable.js';
 import {
   MANDATORY_FLOW_SCHEMAS,
   MANDATORY_PRIORITY_LEVELS,
@@ -63,7 +64,9 @@ export async function followFlowControlConfig(
   const plReader = registry.reader(s.levels.type);
   await fsReader.cacher.ready;
   await plReader.cacher.ready;
-  const all = (reader: typeof fsReader) => [...reader.cacher.range(reader.cacher.prefix)].map((i) => reader.decode(i));
+  // An object no encryption provider can read is left out (logged); the mandatory ones are filled in anyway.
+  const unreadable = new UnreadableLog(ctx.log, 'flowcontrol: skipping an unreadable configuration object');
+  const all = (reader: typeof fsReader) => [...readableItems(reader.cacher.range(reader.cacher.prefix), unreadable.skip)].map((i) => reader.decode(i));
   const status = ctx.controllers ? danglingConditionWriter(s.flowSchemas, ctx.log) : undefined;
   let scheduled = false;
   const apply = () => {
@@ -136,8 +139,15 @@ export async function ensureFlowControlObjects(registry: Registry, log: (m: stri
     const fail = (what: string) => (e: { code?: number; message?: string }) => {
       if (e.code !== 409 && e.code !== 404) log(`flowcontrol: cannot ${what}: ${e.message ?? String(e)}`);
     };
+    const reader = registry.reader(k.store.type);
     for (const { o, mandatory } of builtins) {
       const name = String(o.metadata?.name);
+      // Unreadable (a removed encryption key): neither compared nor overwritten, only logged.
+      const cached = reader.cacher.get(k.store.key(undefined, name));
+      if (cached && isUnreadable(cached)) {
+        log(`flowcontrol: cannot check the built-in ${k.store.type.plural}/${name}: ${cached.unreadable.message}`);
+        continue;
+      }
       const existing = await k.store.get(undefined, name).catch((e: { code?: number }) => {
         if (e.code === 404) return undefined;
         throw e;
@@ -153,8 +163,7 @@ export async function ensureFlowControlObjects(registry: Registry, log: (m: stri
       }
     }
     const builtinNames = new Set(builtins.map((b) => b.o.metadata?.name));
-    const reader = registry.reader(k.store.type);
-    for (const item of [...reader.cacher.range(reader.cacher.prefix)]) {
+    for (const item of [...readableItems(reader.cacher.range(reader.cacher.prefix), () => undefined)]) {
       const obj = reader.decode(item);
       const name = String(obj.metadata?.name);
       if (builtinNames.has(name) || obj.metadata?.annotations?.[APF_AUTOUPDATE_ANNOTATION] !== 'true') continue;

@@ -24,7 +24,9 @@ import {
   type UserInfo,
 } from '../authn/index.js';
 import type { AuthorizationOptions } from './authz-setup.js';
+import { unauthorized } from '../errors/index.js';
 import type { Registry } from '../registry/index.js';
+import { isUnreadable, UnreadableLog } from '../registry/readable.js';
 
 export interface AuthOptions extends AuthorizationOptions {
   /** Token issue times and expiry follow it (`startServer({ clock })`; default the system clock). */
@@ -107,8 +109,10 @@ export function buildAuthenticator(
   if (opts.clientCAFile) list.push(X509Authenticator.fromFile(opts.clientCAFile));
   list.push(new TokenFileAuthenticator(new Map([[admin.token, admin.user]])));
   if (opts.tokenAuthFile) list.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(opts.tokenAuthFile, 'utf8'), opts.tokenAuthFile)));
+  const unreadable = new UnreadableLog(opts.log ?? (() => undefined), 'authentication: rejecting the credential that needs an unreadable object');
+  const find = (plural: string, ns: string, name: string) => lookup(registry, unreadable, plural, ns, name);
   if (opts.enableBootstrapTokenAuth) {
-    list.push(new BootstrapTokenAuthenticator({ getSecret: async (ns, name) => lookup(registry, 'secrets', ns, name) }, opts.clock));
+    list.push(new BootstrapTokenAuthenticator({ getSecret: async (ns, name) => find('secrets', ns, name) }, opts.clock));
   }
   const issuerName = opts.serviceAccountIssuer ?? DEFAULT_SA_ISSUER;
   const audiences = opts.apiAudiences && opts.apiAudiences.length > 0 ? opts.apiAudiences : [issuerName];
@@ -123,9 +127,9 @@ export function buildAuthenticator(
       ...(opts.serviceAccountLookup ?? true
         ? {
             lookup: {
-              getServiceAccount: async (ns, name) => liveOf(await lookup(registry, 'serviceaccounts', ns, name)),
-              getPod: async (ns, name) => liveOf(await lookup(registry, 'pods', ns, name)),
-              getSecret: async (ns, name) => liveOf(await lookup(registry, 'secrets', ns, name)),
+              getServiceAccount: async (ns, name) => liveOf(await find('serviceaccounts', ns, name)),
+              getPod: async (ns, name) => liveOf(await find('pods', ns, name)),
+              getSecret: async (ns, name) => liveOf(await find('secrets', ns, name)),
             },
           }
         : {}),
@@ -165,14 +169,23 @@ export function checkJwtAuthentication(opts: AuthOptions): void {
   jwtConfigurationOf(jwtSettings(opts));
 }
 
-/** A core object from the watch cache, as the authenticators' lookups need it. */
-async function lookup(registry: Registry, plural: string, ns: string, name: string): Promise<Record<string, unknown> | undefined> {
+/**
+ * A core object from the watch cache, as the authenticators' lookups need it. One whose stored value no
+ * encryption provider can read fails the credential that needs it (a 401, like any rejected credential):
+ * never decoded, never taken as absent-but-fine; the reason is logged once per object version.
+ */
+async function lookup(registry: Registry, unreadable: UnreadableLog, plural: string, ns: string, name: string): Promise<Record<string, unknown> | undefined> {
   const store = registry.store('', 'v1', plural);
   if (!store) return undefined;
   const reader = registry.reader(store.type);
   await reader.cacher.ready;
   const item = reader.cacher.get(store.key(ns, name));
-  return item ? (reader.decode(item) as Record<string, unknown>) : undefined;
+  if (!item) return undefined;
+  if (isUnreadable(item)) {
+    unreadable.report(item);
+    throw unauthorized(`${plural} ${ns}/${name} cannot be read`);
+  }
+  return reader.decode(item) as Record<string, unknown>;
 }
 
 function liveOf(o: Record<string, unknown> | undefined) {

@@ -11,6 +11,7 @@ import type { ApiObject } from '../api/types.js';
 import { isObject } from '../api/types.js';
 import { PolicyTypeChecker, type ExpressionWarning, type TypeCheckSchemas } from '../admission/policy/index.js';
 import type { Registry } from '../registry/index.js';
+import { readableItems, UnreadableLog } from '../registry/readable.js';
 
 /** The manager the reference's controller writes the status as. */
 export const POLICY_STATUS_MANAGER = 'validatingadmissionpolicy-status-controller';
@@ -51,6 +52,8 @@ export function startPolicyStatusController(registry: Registry, log: (m: string)
   if (!store) return () => undefined;
   const reader = registry.reader(store.type);
   const checker = new PolicyTypeChecker(servedSchemas(registry));
+  // A policy no encryption provider can read gets no status (there is nothing to check), logged once.
+  const unreadable = new UnreadableLog(log, 'policy type checking: skipping an unreadable policy');
   let scheduled = false;
   let running = false;
   let stopped = false;
@@ -59,7 +62,7 @@ export function startPolicyStatusController(registry: Registry, log: (m: string)
     if (running) return schedule();
     running = true;
     try {
-      for (const item of [...reader.cacher.range(reader.cacher.prefix)]) {
+      for (const item of [...readableItems(reader.cacher.range(reader.cacher.prefix), unreadable.skip)]) {
         if (stopped) return;
         const policy = reader.decode(item);
         if (policyStatusCurrent(policy)) continue;

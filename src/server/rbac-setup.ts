@@ -16,6 +16,7 @@ import {
   type Rule,
 } from '../authz/rbac/index.js';
 import type { GenericStore, Registry } from '../registry/index.js';
+import { isUnreadable, itemRef, readableItems, UnreadableLog } from '../registry/readable.js';
 
 const KINDS: [RbacKind, string][] = [
   ['Role', 'roles'],
@@ -32,17 +33,28 @@ const rbacStore = (registry: Registry, plural: string) => {
 
 /**
  * Keeps an RbacIndex current from the watch caches of the four RBAC types (the storage change feed), so
- * authorization never reads storage and sees changes made through any server on the same store.
+ * authorization never reads storage and sees changes made through any server on the same store. A role or
+ * binding whose stored value no encryption provider can read grants nothing (it is left out of the index,
+ * or taken out if an older readable version was in it) and is logged.
  */
-export async function feedRbacIndex(registry: Registry, index: RbacIndex): Promise<{ index: RbacIndex; stop(): void }> {
+export async function feedRbacIndex(registry: Registry, index: RbacIndex, log: (m: string) => void = () => undefined): Promise<{ index: RbacIndex; stop(): void }> {
   const stops: (() => void)[] = [];
+  const unreadable = new UnreadableLog(log, 'rbac: an unreadable object grants nothing');
   for (const [kind, plural] of KINDS) {
     const reader = registry.reader(rbacStore(registry, plural).type);
     await reader.cacher.ready;
+    const removeByKey = (key: string) => {
+      const { namespace, name } = itemRef(reader.type, key);
+      index.remove(kind, namespace, name);
+    };
     // Subscribe and load in one tick: nothing falls between the snapshot and the feed.
     stops.push(
       reader.cacher.subscribe(
         (e) => {
+          if (isUnreadable(e.item)) {
+            if (e.type === 'PUT') unreadable.report(e.item);
+            return removeByKey(e.key);
+          }
           const obj = reader.decode(e.item, e.revision);
           if (e.type === 'PUT') index.upsert(kind, obj);
           else index.remove(kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
@@ -50,7 +62,7 @@ export async function feedRbacIndex(registry: Registry, index: RbacIndex): Promi
         () => undefined,
       ),
     );
-    for (const item of reader.cacher.range(reader.cacher.prefix)) index.upsert(kind, reader.decode(item));
+    for (const item of readableItems(reader.cacher.range(reader.cacher.prefix), unreadable.skip)) index.upsert(kind, reader.decode(item));
   }
   return { index, stop: () => stops.forEach((s) => s()) };
 }
@@ -62,6 +74,12 @@ export async function reconcileDefaultRbac(registry: Registry, log: (m: string) 
     const store = rbacStore(registry, plural);
     const name = wanted.metadata?.name as string;
     const ns = wanted.metadata?.namespace; // set on the controllers' Roles and RoleBindings only
+    // Unreadable (encrypted with a key no longer configured): neither compared nor overwritten, only logged.
+    const cached = registry.reader(store.type).cacher.get(store.key(ns, name));
+    if (cached && isUnreadable(cached)) {
+      log(`rbac: cannot reconcile the default ${plural}.${RBAC_GROUP} ${ns ? `${ns}/` : ''}${name}: ${cached.unreadable.message}`);
+      continue;
+    }
     const existing = await store.get(ns, name).catch((e: { code?: number }) => {
       if (e.code === 404) return undefined;
       throw e;

@@ -314,11 +314,11 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   try {
     if (controllers) await bootstrapNamespaces(registry);
     await registry.startCaches();
-    const fed = await feedRbacIndex(registry, rbacIndex);
+    const fed = await feedRbacIndex(registry, rbacIndex, log);
     stops.push(fed.stop);
-    if (nodeGraph) stops.push((await feedNodeGraph(registry, nodeGraph)).stop);
+    if (nodeGraph) stops.push((await feedNodeGraph(registry, nodeGraph, log)).stop);
     feedNodes = (graph) =>
-      void feedNodeGraph(registry, graph).then(
+      void feedNodeGraph(registry, graph, log).then(
         (f) => stops.push(f.stop),
         (e: unknown) => log(`node authorizer: cannot follow pods: ${(e as Error).message}`),
       );

@@ -30,6 +30,12 @@ export async function ensureBootstrapObjects(registry: Registry, log: (m: string
     if (!store) continue;
     const namespace = type.namespaced ? obj.metadata?.namespace : undefined;
     const name = String(obj.metadata?.name ?? '');
+    // Stored but unreadable (encrypted with a key no longer configured): it exists, so nothing to create.
+    const unreadable = registry.reader(type).cacher.get(store.key(namespace, name))?.unreadable;
+    if (unreadable) {
+      log(`bootstrap: ${type.plural}/${name} exists but cannot be read: ${unreadable.message}`);
+      continue;
+    }
     const existing = await store.get(namespace, name).catch((e: { code?: number }) => {
       if (e.code === 404) return undefined;
       throw e;

@@ -5,6 +5,7 @@
  */
 import { APIEXTENSIONS_GROUP } from '../../api/naming.js';
 import type { Registry } from '../../registry/index.js';
+import { isUnreadable, itemRef, readableItems, UnreadableLog } from '../../registry/readable.js';
 import type { Crd } from '../../registry/custom/crd.js';
 import { compileCustomSchema } from '../../registry/custom/schema/index.js';
 import type { Dialer } from '../../util/dialer.js';
@@ -30,7 +31,9 @@ export async function followCustomResourceDefinitions(registry: Registry, opts: 
   if (!store) return () => undefined;
   const reader = registry.reader(store.type);
   await reader.cacher.ready;
-  const all = () => [...reader.cacher.range(reader.cacher.prefix)].map((i) => reader.decode(i) as Crd);
+  // A CRD no encryption provider can read is not served (logged); the others are.
+  const unreadable = new UnreadableLog(opts.log, 'customresourcedefinitions: not serving an unreadable definition');
+  const all = () => [...readableItems(reader.cacher.range(reader.cacher.prefix), unreadable.skip)].map((i) => reader.decode(i) as Crd);
   const webhookConversion = conversionWebhooks({ objects: new CachedObjectReader(registry), ...(opts.egress ? { egress: opts.egress } : {}) });
   const serving = new CustomTypeServing(registry, { compile: compileCustomSchema, fieldSelectors: opts.fieldSelectors, webhookConversion, log: opts.log });
   const controller = opts.controllers ? new CrdController({ registry, store, serving, all, log: opts.log }) : undefined;
@@ -42,6 +45,10 @@ export async function followCustomResourceDefinitions(registry: Registry, opts: 
   };
   // Subscribe and load in one tick: no event falls between the snapshot and the feed.
   const unsubscribe = reader.cacher.subscribe((e) => {
+    if (isUnreadable(e.item)) {
+      if (e.type === 'PUT') unreadable.report(e.item);
+      return serving.sync(itemRef(reader.type, e.key).name, undefined);
+    }
     const crd = reader.decode(e.item, e.revision) as Crd;
     serving.sync(nameOf(crd), e.type === 'PUT' ? crd : undefined);
     if (!controller) return;
