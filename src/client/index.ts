@@ -7,6 +7,7 @@ export {
   ResourceClient,
   PATCH_CONTENT_TYPES,
   TABLE_ACCEPT,
+  partialObjectMetadata,
   type WriteOptions,
   type ListOptions,
   type WatchOptions,

@@ -144,6 +144,8 @@ export interface InformerKey {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** A metadata informer: its cache holds PartialObjectMetadata (the reference's metadata informers). */
+  metadataOnly?: boolean;
 }
 
 /** One informer per resource (and namespace and selectors) shared by every controller that asks. */
@@ -154,10 +156,11 @@ export class InformerFactory {
   constructor(private readonly client: ResourceSource, private readonly defaults: Omit<InformerOptions<KubeObject>, 'indexers' | 'labelSelector' | 'fieldSelector'> = {}) {}
 
   informerFor<T extends KubeObject = KubeObject>(key: InformerKey): SharedInformer<T> {
-    const id = [key.gvr.group, key.gvr.version, key.gvr.plural, key.namespace ?? '', key.labelSelector ?? '', key.fieldSelector ?? ''].join('|');
+    const id = [key.gvr.group, key.gvr.version, key.gvr.plural, key.namespace ?? '', key.labelSelector ?? '', key.fieldSelector ?? '', key.metadataOnly ? 'meta' : ''].join('|');
     let inf = this.informers.get(id);
     if (!inf) {
-      inf = new SharedInformer(this.client.resource(key.gvr, key.namespace), { ...this.defaults, labelSelector: key.labelSelector, fieldSelector: key.fieldSelector });
+      const resource = this.client.resource(key.gvr, key.namespace);
+      inf = new SharedInformer(key.metadataOnly ? resource.metadata() : resource, { ...this.defaults, labelSelector: key.labelSelector, fieldSelector: key.fieldSelector });
       this.informers.set(id, inf);
       // Asked for after start: runs at once, like the ones before.
       if (this.signal && !this.signal.aborted) inf.start(this.signal);

@@ -106,6 +106,8 @@ export class LeaderElector {
   private observedAt = 0;
   private observedRv: string | undefined;
   private leading = false;
+  /** Local time of the last successful acquire or renewal. */
+  private renewedAt = 0;
 
   constructor(private readonly c: LeaderElectionConfig) {
     const errs = validateLeaderElection(c);
@@ -116,6 +118,19 @@ export class LeaderElector {
 
   isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * The health of leadership, as the reference's leader-election health check: a candidate that is not
+   * leading is healthy; a leader is unhealthy once its last renewal is older than the lease duration plus
+   * `toleranceMs` (it still acts as leader while another may already have taken the lease). Throws then.
+   */
+  checkHealth(toleranceMs: number): void {
+    if (!this.leading) return;
+    const since = this.clock.now() - this.renewedAt;
+    if (since > this.t.leaseDurationMs + toleranceMs) {
+      throw new Error(`leading, but the lease ${this.c.resourceNamespace}/${this.c.resourceName} was last renewed ${Math.round(since / 1000)} s ago (lease duration ${this.t.leaseDurationMs / 1000} s)`);
+    }
   }
 
   /** The holder last observed ('' = none). */
@@ -174,6 +189,7 @@ export class LeaderElector {
         const spec = { ...mine({}), leaseTransitions: 0 };
         const created = await leases.create({ apiVersion: `${LEASE_GVR.group}/v1`, kind: 'Lease', metadata: { name: this.c.resourceName, namespace: this.c.resourceNamespace }, spec }, { signal });
         this.observe(created, now);
+        this.renewedAt = now;
         return true;
       }
       this.observe(lease, now);
@@ -182,6 +198,7 @@ export class LeaderElector {
       if (held && held !== this.c.identity && validUntil > now) return false;
       const updated = await leases.update({ ...lease, spec: mine(lease.spec ?? {}) }, { signal });
       this.observe(updated, now);
+      this.renewedAt = now;
       return true;
     } catch {
       // Lost a race (409: another candidate wrote first), timed out, or the server is unreachable: the

@@ -2,7 +2,7 @@
  * The generic resource API: one client per resource (and namespace) with the verbs of the REST API,
  * their query options as the reference names them, subresources and table output.
  */
-import { META_GROUP } from '../api/naming.js';
+import { META_GROUP, REFERENCE_META_GROUP_ALIAS } from '../api/naming.js';
 import type { Http2Transport, Query } from './transport.js';
 import type { GroupVersionResource, KubeObject, ObjectList, WatchEvent } from './types.js';
 import { watchEvents } from './watch-frames.js';
@@ -64,6 +64,21 @@ export interface Table {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
+/**
+ * `Accept` of a metadata-only client: the metadata form in this family's meta group, then in the reference's
+ * spelling, then plain JSON (a server without metadata forms: the client reduces the objects itself).
+ */
+const metadataAccept = (kind: string) =>
+  [...new Set([META_GROUP, REFERENCE_META_GROUP_ALIAS])].map((g) => `application/json;as=${kind};g=${g};v=v1`).concat('application/json').join(',');
+const METADATA_ACCEPT = metadataAccept('PartialObjectMetadata');
+const METADATA_LIST_ACCEPT = metadataAccept('PartialObjectMetadataList');
+
+/** Pure: an object as a metadata-only client shows it (objects already in that form are kept as they are). */
+export function partialObjectMetadata<T extends KubeObject>(obj: T): T {
+  if (obj.kind === 'PartialObjectMetadata') return obj;
+  return { apiVersion: `${META_GROUP}/v1`, kind: 'PartialObjectMetadata', metadata: obj.metadata ?? {} } as T;
+}
+
 const writeQuery = (o: WriteOptions = {}): Query => ({
   dryRun: o.dryRun ? 'All' : undefined,
   fieldManager: o.fieldManager,
@@ -92,7 +107,14 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     readonly gvr: GroupVersionResource,
     /** Absent: cluster-scoped, or every namespace for list and watch of a namespaced resource. */
     readonly namespace?: string,
+    /** Reads (get, list, watch) return PartialObjectMetadata only, as the reference's metadata client. */
+    readonly metadataOnly = false,
   ) {}
+
+  /** The same resource read as metadata only (ownerReferences, finalizers, labels, uid ...): far fewer bytes. */
+  metadata(): ResourceClient<T> {
+    return this.metadataOnly ? this : new ResourceClient<T>(this.transport, this.gvr, this.namespace, true);
+  }
 
   /** The collection path, e.g. `/apis/apps/v1/namespaces/ns/deployments`. */
   path(name?: string, subresource?: string): string {
@@ -107,16 +129,19 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
 
   /** The same resource in another namespace. */
   inNamespace(namespace: string | undefined): ResourceClient<T> {
-    return new ResourceClient<T>(this.transport, this.gvr, namespace);
+    return new ResourceClient<T>(this.transport, this.gvr, namespace, this.metadataOnly);
   }
 
-  get(name: string, o: { subresource?: string; resourceVersion?: string; signal?: AbortSignal } = {}): Promise<T> {
-    return this.transport.json<T>({ method: 'GET', path: this.path(name, o.subresource), query: { resourceVersion: o.resourceVersion }, signal: o.signal });
+  async get(name: string, o: { subresource?: string; resourceVersion?: string; signal?: AbortSignal } = {}): Promise<T> {
+    const obj = await this.transport.json<T>({ method: 'GET', path: this.path(name, o.subresource), query: { resourceVersion: o.resourceVersion }, signal: o.signal, ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}) });
+    return this.metadataOnly ? partialObjectMetadata(obj) : obj;
   }
 
   /** One page (or all, without `limit`). */
-  list(o: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.transport.json<ObjectList<T>>({ method: 'GET', path: this.path(), query: listQuery(o), signal: o.signal });
+  async list(o: ListOptions = {}): Promise<ObjectList<T>> {
+    const list = await this.transport.json<ObjectList<T>>({ method: 'GET', path: this.path(), query: listQuery(o), signal: o.signal, ...(this.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}) });
+    if (this.metadataOnly) list.items = (list.items ?? []).map(partialObjectMetadata);
+    return list;
   }
 
   /** Every page in turn (`limit` per page, default 500); the pages share one snapshot. */
@@ -219,8 +244,10 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
         timeoutSeconds: o.timeoutSeconds,
       },
       signal: o.signal,
+      ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
     });
-    yield* watchEvents<T>(stream);
+    if (!this.metadataOnly) return yield* watchEvents<T>(stream);
+    for await (const e of watchEvents<T>(stream)) yield e.type === 'BOOKMARK' ? e : { type: e.type, object: partialObjectMetadata(e.object) };
   }
 }
 

@@ -55,6 +55,8 @@ interface ControllerState {
 }
 
 const DEFAULT_RESTART = { initialMs: 1000, maxMs: 60_000 };
+/** How long past its lease duration a leader may go without renewing before /healthz fails (the reference's 20 s). */
+export const LEADER_HEALTH_TOLERANCE_MS = 20_000;
 
 export class ControllerManager {
   readonly identity: string;
@@ -68,6 +70,8 @@ export class ControllerManager {
   private leading = false;
   private electionFailure: string | undefined;
   private leaderName = '';
+  /** The current campaign's elector (its renewals decide the leaderElection health check). */
+  private elector: LeaderElector | undefined;
 
   constructor(private readonly o: ControllerManagerOptions) {
     this.identity = o.identity ?? `${hostname()}_${randomUUID()}`;
@@ -124,6 +128,7 @@ export class ControllerManager {
         name: 'leaderElection',
         check: () => {
           if (this.electionFailure) throw new Error(`leader election stopped: ${this.electionFailure}`);
+          this.elector?.checkHealth(LEADER_HEALTH_TOLERANCE_MS);
         },
       });
     }
@@ -175,6 +180,7 @@ export class ControllerManager {
           },
         },
       });
+      this.elector = elector;
       await elector.run(stop);
       // Everything started while leading has stopped before another campaign (or the end).
       await led;

@@ -5,3 +5,4 @@ export * from './unknown-fields.js';
 export * from './duplicate-fields.js';
 export { decodeProtobuf, encodeProtobuf, encodeWatchEventProtobuf, supportsProtobuf } from './protobuf/index.js';
 export { jsonStringEnd } from './limits.js';
+export { jsonContainerEnd, jsonMemberSpan } from './json-members.js';

@@ -1,5 +1,5 @@
 import type { ApiObject } from '../api/types.js';
-import { jsonStringEnd } from '../encoding/index.js';
+import { jsonContainerEnd, jsonStringEnd } from '../encoding/index.js';
 import { apiVersionOf } from '../api/types.js';
 import { setOwn } from '../patch/index.js';
 import { internalError } from '../errors/index.js';
@@ -135,7 +135,7 @@ export function labelsOfStored(value: Uint8Array): Record<string, string> | unde
     // Inside metadata itself (not in a string, which reads as -1): its labels object.
     if (depth === 1) {
       const start = at + LABELS.length;
-      const end = buf[start] === 0x7b ? closingOf(buf, start) : -1;
+      const end = buf[start] === 0x7b ? jsonContainerEnd(buf, start) : -1;
       if (end > 0) return parseLabels(buf.subarray(start, end + 1));
     }
   }
@@ -157,19 +157,6 @@ function depthAt(buf: Buffer, from: number, to: number): number {
     else if (isClose(c) && --depth === 0) return 0;
   }
   return depth;
-}
-
-
-/** Index of the `}` that closes the object opened at `i`, or -1. */
-function closingOf(buf: Buffer, i: number): number {
-  let depth = 0;
-  for (let j = i; j < buf.length; j++) {
-    const c = buf[j]!;
-    if (c === QUOTE) j = jsonStringEnd(buf, j);
-    else if (isOpen(c)) depth++;
-    else if (isClose(c) && --depth === 0) return j;
-  }
-  return -1;
 }
 
 function parseLabels(bytes: Buffer, whole = false): Record<string, string> | undefined {

@@ -29,6 +29,17 @@ export interface WatchRequest {
   maxQueueBytes?: number;
   /** Called when the watcher fell too far behind and was ended (its consumer may be stuck writing). */
   onOverflow?: () => void;
+  /** Renders event lines in another form (e.g. metadata only); ignored for types converted by a call out. */
+  view?: WatchView;
+}
+
+/**
+ * Another rendering of watch events: `render` gets the event type and the object's JSON and returns the bytes
+ * to send; they are made once per event and shared by every watcher with the same view `id`.
+ */
+export interface WatchView {
+  id: string;
+  render(kind: string, objectJson: Buffer): Buffer;
 }
 
 const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
@@ -68,6 +79,7 @@ export async function* watchFromCache(
   const filter = makeFilter(t, r.labelSelector, r.fieldSelector);
   const prefix = collectionPrefix(t.storageKey, t.namespaced ? namespace : undefined);
   const cacher = reader.cacher;
+  const view = t.asyncConversion ? undefined : r.view;
   const rv = r.resourceVersion ?? '';
   const from = rv === '' ? 0 : parseResourceVersion(rv);
   const initial = r.sendInitialEvents === true || from === 0;
@@ -146,7 +158,7 @@ export async function* watchFromCache(
     if (e.revision <= after || !e.key.startsWith(prefix)) return;
     if (e.item.unreadable) return void (push(unreadableLine(e.item)), finish());
     const kind = transition(reader, e, filter);
-    if (kind) push(line(t, kind, e.item.value, e.revision, e));
+    if (kind) push(line(t, kind, e.item.value, e.revision, e, view));
   }
 
   const timers: NodeJS.Timeout[] = [];
@@ -180,7 +192,7 @@ export async function* watchFromCache(
       const item = snapshot[i] as CachedItem;
       snapshot[i] = undefined as unknown as CachedItem;
       if (item.unreadable) return yield unreadableLine(item);
-      yield line(t, 'ADDED', item.value, item.modRevision, undefined);
+      yield line(t, 'ADDED', item.value, item.modRevision, undefined, view);
     }
     for (;;) {
       while (head < queue.length) {
@@ -219,12 +231,13 @@ function transition(reader: ResourceReader, e: CacheEvent, filter: Filter): Even
  * One event line, cached on the event per view and type so every watcher shares the bytes. A type converted
  * by a call out gets the stored form here (shared by all its views); convertedEvents converts it.
  */
-function line(t: ResourceType, kind: EventKind, value: Uint8Array, revision: number, e: CacheEvent | undefined): Buffer {
-  const key = t.asyncConversion ? `stored|${kind}` : `${t.group}/${t.version}/${t.plural}|${kind}`;
+function line(t: ResourceType, kind: EventKind, value: Uint8Array, revision: number, e: CacheEvent | undefined, view?: WatchView): Buffer {
+  const base = t.asyncConversion ? `stored|${kind}` : `${t.group}/${t.version}/${t.plural}|${kind}`;
+  const key = view ? `${base}|${view.id}` : base;
   const cached = e?.encoded?.get(key);
   if (cached) return cached;
   const object = t.asyncConversion ? Buffer.from(JSON.stringify(decodeUnconverted(value, revision))) : objectJson(t, value, revision);
-  const b = Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), object, Buffer.from('}\n')]);
+  const b = view ? view.render(kind, object) : Buffer.concat([Buffer.from(`{"type":"${kind}","object":`), object, Buffer.from('}\n')]);
   if (e) (e.encoded ??= new Map()).set(key, b);
   return b;
 }

@@ -153,7 +153,7 @@ export class GarbageCollector {
     const known = this.graph.node(ref.uid);
     if (known && !known.virtual && known.object && referenceMatches(ref, known.identity) && known.identity.namespace === namespace) return known.object;
     try {
-      const live = await this.ctx.client.resource(info, info.namespaced ? namespace : undefined).get(ref.name, { signal: this.ctx.signal });
+      const live = await this.ctx.client.resource(info, info.namespaced ? namespace : undefined).metadata().get(ref.name, { signal: this.ctx.signal });
       return live.metadata.uid === ref.uid ? live : undefined;
     } catch (e) {
       if (isNotFound(e)) return undefined;
@@ -252,7 +252,7 @@ export class GarbageCollector {
   private async getLive(id: Identity): Promise<KubeObject | undefined> {
     const { client, name } = await this.clientFor(id);
     try {
-      return await client.get(name, { signal: this.ctx.signal });
+      return await client.metadata().get(name, { signal: this.ctx.signal });
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;

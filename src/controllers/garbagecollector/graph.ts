@@ -61,7 +61,7 @@ export class DependencyGraph {
   observe(obj: KubeObject, old: KubeObject | undefined, resource?: ResourceInfo): void {
     const id = identityOf(obj);
     if (!id.uid) return;
-    // Items of a list carry no apiVersion and kind: the resource they were listed from says them.
+    // Items of a list and metadata-only copies do not say their kind: the resource they came from does.
     if (resource && (!id.apiVersion || !id.kind)) {
       id.apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
       id.kind = resource.kind;
@@ -101,7 +101,9 @@ export class DependencyGraph {
   /** An object the informer saw deleted. */
   forget(obj: KubeObject): void {
     const n = this.nodes.get(obj.metadata.uid ?? '');
-    if (n) this.remove(n, identityOf(obj));
+    if (!n) return;
+    const id = identityOf(obj);
+    this.remove(n, id.kind ? id : n.identity);
   }
 
   /**

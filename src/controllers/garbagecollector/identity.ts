@@ -24,10 +24,15 @@ export interface Identity {
   uid: string;
 }
 
+/**
+ * The object's coordinates. A metadata-only copy (PartialObjectMetadata, what the collector's informers hold)
+ * does not say its own kind: apiVersion and kind are then empty, for the caller to fill from the resource.
+ */
 export function identityOf(obj: KubeObject): Identity {
+  const partial = obj.kind === 'PartialObjectMetadata';
   return {
-    apiVersion: obj.apiVersion ?? '',
-    kind: obj.kind ?? '',
+    apiVersion: partial ? '' : (obj.apiVersion ?? ''),
+    kind: partial ? '' : (obj.kind ?? ''),
     name: obj.metadata.name ?? '',
     namespace: obj.metadata.namespace ?? '',
     uid: obj.metadata.uid ?? '',

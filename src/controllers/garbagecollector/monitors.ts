@@ -41,7 +41,7 @@ export class Monitors {
 
   /** Discovers, starts the informers, follows CRDs; resolves once every informer has its first list. */
   async start(): Promise<void> {
-    const crds = this.ctx.informers.informerFor({ gvr: CRDS });
+    const crds = this.ctx.informers.informerFor({ gvr: CRDS, metadataOnly: true });
     let initial = true;
     const changed = () => {
       if (!initial) this.rediscoverSoon();
@@ -105,7 +105,9 @@ export class Monitors {
   }
 
   private monitor(info: ResourceInfo): Monitor {
-    const informer = this.ctx.informers.informerFor<KubeObject>({ gvr: { group: info.group, version: info.version, plural: info.plural } });
+    // Metadata informers (as the reference's collector): owners, finalizers and uids are all it reads, and
+    // every write of every resource reaches it, so it asks for the metadata form only.
+    const informer = this.ctx.informers.informerFor<KubeObject>({ gvr: { group: info.group, version: info.version, plural: info.plural }, metadataOnly: true });
     const remove = informer.addEventHandler({
       onAdd: (obj) => this.graph.observe(obj, undefined, info),
       onUpdate: (old, obj) => this.graph.observe(obj, old, info),

@@ -4,7 +4,7 @@
  * holds the object's message in the reference's field numbers (see descriptors.ts). Fields a descriptor does not
  * name are dropped on encode; custom resources have no protobuf form (406, spec 4.4).
  */
-import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
+import { META_GROUP, PROTOBUF_MEDIA_TYPE, REFERENCE_META_GROUP_ALIAS } from '../../api/naming.js';
 import type { ApiObject } from '../../api/types.js';
 import { badRequest, isStatusError, notAcceptable } from '../../errors/index.js';
 import { descriptorFor, DESCRIPTORS } from './descriptors.js';
@@ -20,14 +20,32 @@ const WT_LEN = 2;
 const codec = new ProtoCodec(DESCRIPTORS);
 
 export function supportsProtobuf(apiVersion: string, kind: string): boolean {
-  return descriptorFor(apiVersion, kind) !== undefined;
+  return messageFor(apiVersion, kind) !== undefined;
+}
+
+/**
+ * The metadata-only forms (`as=PartialObjectMetadata[List]`) in the meta group, under both spellings of it.
+ * They are not served kinds, so the definitions behind descriptorFor do not name them; v1beta1 shares v1's
+ * object message, as in the reference.
+ */
+const META_MESSAGES = new Map<string, string>(
+  [META_GROUP, REFERENCE_META_GROUP_ALIAS].flatMap((g) => [
+    [`${g}/v1|PartialObjectMetadata`, 'apimachinery.pkg.apis.meta.v1.PartialObjectMetadata'],
+    [`${g}/v1|PartialObjectMetadataList`, 'apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList'],
+    [`${g}/v1beta1|PartialObjectMetadata`, 'apimachinery.pkg.apis.meta.v1.PartialObjectMetadata'],
+    [`${g}/v1beta1|PartialObjectMetadataList`, 'apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList'],
+  ]),
+);
+
+function messageFor(apiVersion: string, kind: string): string | undefined {
+  return descriptorFor(apiVersion, kind) ?? META_MESSAGES.get(`${apiVersion}|${kind}`);
 }
 
 /** The envelope-wrapped protobuf form of a built-in object, list or Status; 406 for any other kind. */
 export function encodeProtobuf(obj: ApiObject): Buffer {
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  const name = descriptorFor(apiVersion, kind);
+  const name = messageFor(apiVersion, kind);
   if (!name) {
     throw notAcceptable(`the kind "${kind}" in version "${apiVersion}" has no ${PROTOBUF_MEDIA_TYPE} form; ask for application/json`);
   }
@@ -54,7 +72,7 @@ function wrap(apiVersion: string, kind: string, raw: Buffer): Buffer {
 export function decodeProtobuf(buf: Buffer): ApiObject {
   return guard(() => {
     const { apiVersion, kind, raw } = unwrap(buf);
-    const name = descriptorFor(apiVersion, kind);
+    const name = messageFor(apiVersion, kind);
     if (!name) throw badRequest(`protobuf: no ${PROTOBUF_MEDIA_TYPE} schema for kind "${kind}" in version "${apiVersion}"`);
     const obj: ApiObject = { apiVersion, kind, ...codec.decode(name, raw) };
     if (kind.endsWith('List') && DESCRIPTORS[name]?.items?.type === 'message') {

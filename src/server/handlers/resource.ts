@@ -14,6 +14,7 @@ import { coreExtraHandler, ephemeralContainersStore, isStreamingSubresource } fr
 import { fieldChecker, fieldManagerOf, fieldValidationOf, patchMediaType, patchOptionsOf } from './write-options.js';
 import { gzipWhenLarge, maybeGzip } from '../compression.js';
 import { negotiateWithTables, tableFor } from './table-output.js';
+import { isMetadataRep, negotiateRead, partialListFor, partialObjectFor } from './metadata-output.js';
 import { serveWatch } from './watch.js';
 import { serveScale } from './scale.js';
 import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
@@ -77,7 +78,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       throw notFoundMessage('the server could not find the requested resource');
     }
     ctx.response = negotiateResponse(ctx.req, info.verb);
-    return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, admission: ctx.admission, respond: (code, obj) => respond(ctx, code, obj) });
+    return serveVirtual({ ...ctx.auth, req: ctx.req, info, user: ctx.user, registry, admission: ctx.admission, audit: ctx.audit, respond: (code, obj) => respond(ctx, code, obj) });
   }
   const extra = coreExtraHandler(info);
   if (extra) {
@@ -103,7 +104,7 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
     auditDeprecation(ctx.audit, deprecation.removedRelease);
     ctx.metrics?.deprecatedApi(t.group, t.version, t.plural, info.subresource, deprecation.removedRelease);
   }
-  ctx.response = negotiateResponse(ctx.req, info.verb, t.custom ? CUSTOM_OFFERS : OFFERS);
+  ctx.response = negotiateResponse(ctx.req, info.verb, t.custom ? CUSTOM_OFFERS : OFFERS, true);
   const dryRun = parseDryRun(query);
   if (info.subresource === 'scale' && t.scale && info.name) {
     const scaleWarnings: string[] = (ctx.warnings = deprecation ? [deprecation.warning] : []);
@@ -145,12 +146,13 @@ export async function serveResource(ctx: ResourceContext): Promise<void> {
       return serveGet(ctx, store, namespace);
     case 'list': {
       if (info.subresource) throw methodNotAllowed('GET', 'a collection subresource');
-      const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
+      const rep = ctx.response ?? negotiateRead(header(ctx.req, 'accept'), OFFERS);
       const body = await registry.reader(t).list(namespace, listParams(query));
       if (rep.mediaType === JSON_MEDIA && !rep.as) {
         return streamList(ctx.res, body, ctx.req.method === 'HEAD', gzipWhenLarge(ctx.req, ctx.res, ctx.features.enabled('APIResponseCompression')));
       }
       const items = [...body.items].map((b) => JSON.parse(b.toString('utf8')) as ApiObject);
+      if (isMetadataRep(rep)) return sendRep(ctx, rep.mediaType, partialListFor(rep, items, body.metadata));
       if (rep.as) return sendRep(ctx, rep.mediaType === PROTOBUF_MEDIA_TYPE ? JSON_MEDIA : rep.mediaType, tableFor(t, rep, items, query, body.metadata));
       return sendRep(ctx, rep.mediaType, { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, items });
     }
@@ -220,7 +222,7 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   const t = store.type;
   const rv = ctx.query.get('resourceVersion') ?? '';
   const atLeast = rv === '' ? 0 : parseResourceVersion(rv);
-  const rep = ctx.response ?? negotiateWithTables(header(ctx.req, 'accept'), OFFERS);
+  const rep = ctx.response ?? negotiateRead(header(ctx.req, 'accept'), OFFERS);
   let value: Uint8Array;
   let revision: number;
   const reader = ctx.registry.reader(t);
@@ -240,9 +242,11 @@ async function serveGet(ctx: ResourceContext, store: GenericStore, namespace: st
   // A conversion that calls out (a CRD's webhook): decoded and converted, then served as any object.
   if (t.asyncConversion) {
     const [obj] = await decodeConverted(t, [{ value, modRevision: revision }]);
+    if (isMetadataRep(rep)) return sendRep(ctx, rep.mediaType, partialObjectFor(rep, obj as ApiObject));
     if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [obj as ApiObject], ctx.query));
     return sendRep(ctx, rep.mediaType, obj);
   }
+  if (isMetadataRep(rep)) return sendRep(ctx, rep.mediaType, partialObjectFor(rep, JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject));
   if (rep.as) return sendRep(ctx, rep.mediaType, tableFor(t, rep, [JSON.parse(objectJson(t, value, revision).toString('utf8')) as ApiObject], ctx.query));
   if (rep.mediaType === JSON_MEDIA) return sendRaw(ctx, JSON_MEDIA, objectJson(t, value, revision));
   return sendRep(ctx, rep.mediaType, JSON.parse(objectJson(t, value, revision).toString('utf8')));
@@ -285,10 +289,12 @@ export function respond(ctx: { req: Req; res: Res; warnings?: string[]; response
 }
 
 /** Reads (with their Table forms) and writes alike; watch streams settle their framing in watch.ts. */
-function negotiateResponse(req: Req, verb: string, offers = OFFERS): Representation | undefined {
+function negotiateResponse(req: Req, verb: string, offers = OFFERS, stored = false): Representation | undefined {
   if (verb === 'watch') return undefined;
   const accept = header(req, 'accept');
-  return verb === 'get' || verb === 'list' ? negotiateWithTables(accept, offers) : negotiate(accept, offers);
+  if (verb !== 'get' && verb !== 'list') return negotiate(accept, offers);
+  // Stored resources also answer metadata-only forms; virtual and extra handlers render tables only.
+  return stored ? negotiateRead(accept, offers) : negotiateWithTables(accept, offers);
 }
 
 function parseDryRun(q: URLSearchParams): boolean {

@@ -2,7 +2,8 @@ import { PROTOBUF_MEDIA_TYPE } from '../../api/naming.js';
 import { encodeWatchEventProtobuf, JSON_MEDIA, type Representation } from '../../encoding/index.js';
 import type { ApiObject } from '../../api/types.js';
 import type { ResourceType } from '../../registry/index.js';
-import { negotiateWithTables, tableFor } from './table-output.js';
+import { tableFor } from './table-output.js';
+import { isMetadataRep, metadataWatchBytes, metadataWatchView, negotiateRead } from './metadata-output.js';
 import { notAcceptable } from '../../errors/index.js';
 import type { GenericStore } from '../../registry/index.js';
 import { checkWatchRequest, watchFromCache, type WatchRequest } from '../../registry/index.js';
@@ -50,17 +51,21 @@ export function watchTimeoutMs(raw: string | null, minTimeoutSeconds: number, ra
 export async function serveWatch(ctx: ResourceContext, store: GenericStore, namespace: string | undefined): Promise<void> {
   let media: string;
   let table: Representation | undefined;
+  let metadata: Representation | undefined;
   try {
-    const rep = negotiateWithTables(header(ctx.req, 'accept'), store.type.custom ? CUSTOM_WATCH_OFFERS : WATCH_OFFERS);
+    const rep = negotiateRead(header(ctx.req, 'accept'), store.type.custom ? CUSTOM_WATCH_OFFERS : WATCH_OFFERS);
     media = rep.mediaType;
+    if (isMetadataRep(rep)) metadata = rep;
     // Tables are JSON documents (spec 2.6): each event's object becomes a one-row Table.
-    if (rep.as) {
+    else if (rep.as) {
       table = rep;
       media = JSON_MEDIA;
     }
   } catch {
     throw notAcceptable('watch streams are served as application/json only; YAML is not a streaming format');
   }
+  // Events of a metadata watch are each rendered once and shared by every watcher asking for the same form.
+  const view = metadata ? metadataWatchView(metadata, media) : undefined;
   const q = ctx.query;
   const fieldSelector = q.get('fieldSelector') ?? '';
   const sendInitialEvents = flag(q, 'sendInitialEvents');
@@ -81,6 +86,7 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
       overflowed = true;
       ac.abort();
     },
+    ...(view ? { view } : {}),
   };
   checkWatchRequest(request);
   let overflowed = false;
@@ -105,7 +111,13 @@ export async function serveWatch(ctx: ResourceContext, store: GenericStore, name
     let r = early === 'pending' ? await first : early;
     while (!r.done) {
       // Protobuf watches re-encode each shared JSON line into the length-prefixed frame (spec 4.4).
-      const bytes = table ? toTableLine(r.value, store.type, table, q, columnsSent++ === 0) : media === PROTOBUF_MEDIA_TYPE ? toProtobufFrame(r.value) : r.value;
+      const bytes = metadata
+        ? metadataWatchBytes(r.value, metadata, media)
+        : table
+          ? toTableLine(r.value, store.type, table, q, columnsSent++ === 0)
+          : media === PROTOBUF_MEDIA_TYPE
+            ? toProtobufFrame(r.value)
+            : r.value;
       if (sent) {
         sent.events.inc();
         sent.sizes.observe(bytes.length);
