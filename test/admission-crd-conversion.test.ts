@@ -142,7 +142,8 @@ describe('admission webhooks on a custom resource converted by its webhook', () 
     let denied: any;
     await withConfiguration(configuration('Validating', hook, 'validate', 'Equivalent'), async () => {
       const current = (await call('GET', path('v2', 'big'))).json;
-      const r = await call('PUT', path('v2', 'big'), { body: { ...current, metadata: { ...current.metadata, labels: { test: 'validate' } }, spec: { size: 500 } } });
+      // Dry run: an attempt made before admission has the configuration must not change the stored object.
+      const r = await call('PUT', `${path('v2', 'big')}?dryRun=All`, { body: { ...current, metadata: { ...current.metadata, labels: { test: 'validate' } }, spec: { size: 500 } } });
       denied = r;
       return r.status === 422;
     });
