@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { META_GROUP } from '../src/api/naming.js';
-import { Client, partialObjectMetadata, type KubeObject } from '../src/client/index.js';
+import { Client, partialObjectMetadata, stripManagedFields, type KubeObject } from '../src/client/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
@@ -65,5 +65,26 @@ describe('metadata-only client and informers (reference behaviour: metadata clie
     assert.deepEqual(seen, ['add PartialObjectMetadata n1', 'update PartialObjectMetadata n1 y', 'delete PartialObjectMetadata n1']);
     stop.abort();
     await factory.stop();
+  });
+
+  it('reference behaviour: an informer transform (stripManagedFields) applies to listed and watched objects before cache and handlers', async () => {
+    const factory = client.informerFactory({ transform: stripManagedFields });
+    const inf = factory.informerFor({ gvr: CM, namespace: 'mc', metadataOnly: true });
+    const handed: KubeObject[] = [];
+    inf.addEventHandler({ onAdd: (o) => handed.push(o), onUpdate: (_old, o) => handed.push(o) });
+    const stop = new AbortController();
+    inf.start(stop.signal);
+    await inf.waitForSync();
+    const cms = client.resource(CM, 'mc');
+    const created = await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strip' }, data: { a: 'b' } });
+    assert.ok(Array.isArray(created.metadata.managedFields), 'the server still records managed fields');
+    for (let i = 0; i < 200 && !inf.store.list().some((o) => o.metadata.name === 'strip'); i++) await new Promise((r) => setTimeout(r, 10));
+    const cached = inf.store.list();
+    assert.equal(cached.length, 8);
+    assert.ok(cached.every((o) => o.metadata.managedFields === undefined && o.metadata.uid));
+    assert.ok(handed.length >= 8 && handed.every((o) => o.metadata.managedFields === undefined));
+    stop.abort();
+    await factory.stop();
+    await cms.delete('strip');
   });
 });

@@ -20,7 +20,7 @@ export { statusErrorFrom, statusErrorFromStatus, isNotFound, isConflict, isAlrea
 export { watchEvents, LineSplitter } from './watch-frames.js';
 export { ListWatcher, type ListWatchHandlers, type ListWatchOptions } from './list-watcher.js';
 export { Store, NAMESPACE_INDEX, type IndexFunc } from './store.js';
-export { SharedInformer, InformerFactory, type EventHandlers, type DeleteInfo, type InformerOptions, type InformerKey, type ResourceSource } from './informer.js';
+export { SharedInformer, InformerFactory, stripManagedFields, type EventHandlers, type DeleteInfo, type InformerOptions, type InformerKey, type ResourceSource } from './informer.js';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.js';
 export { ItemExponentialRateLimiter, TokenBucketRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 export { realClock, FakeClock, type Clock } from './clock.js';

@@ -24,6 +24,17 @@ export interface InformerOptions<T> extends ListWatchOptions {
   indexers?: Record<string, IndexFunc<T>>;
   /** Re-deliver every cached object to onUpdate this often; 0 or absent = never. */
   resyncPeriodMs?: number;
+  /**
+   * Applied to every listed or watched object before it reaches the cache and the handlers (the
+   * reference's informer transform), e.g. `stripManagedFields` to keep caches small.
+   */
+  transform?: (obj: T) => T;
+}
+
+/** A transform that drops `metadata.managedFields`, which controllers never read (the reference's controller manager strips them too). */
+export function stripManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+  return obj;
 }
 
 export class SharedInformer<T extends KubeObject = KubeObject> {
@@ -103,6 +114,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   }
 
   private onReplace(items: T[]): void {
+    const transform = this.opts.transform;
+    if (transform) items = items.map(transform);
     const { added, updated, removed } = this.store.replace(items);
     for (const h of this.handlers) {
       for (const obj of added) h.onAdd?.(obj, true);
@@ -116,7 +129,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   }
 
   private onEvent(e: WatchEvent<T>): void {
-    const obj = e.object;
+    const obj = this.opts.transform && e.type !== 'BOOKMARK' ? this.opts.transform(e.object) : e.object;
     if (e.type === 'DELETED') {
       this.store.remove(objectKey(obj));
       for (const h of this.handlers) h.onDelete?.(obj, { finalStateUnknown: false });

@@ -246,8 +246,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
       signal: o.signal,
       ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
     });
-    if (!this.metadataOnly) return yield* watchEvents<T>(stream);
-    for await (const e of watchEvents<T>(stream)) yield e.type === 'BOOKMARK' ? e : { type: e.type, object: partialObjectMetadata(e.object) };
+    return yield* watchEvents<T>(stream, this.metadataOnly ? partialObjectMetadata : undefined);
   }
 }
 

@@ -37,14 +37,22 @@ export function parseEventLine<T extends KubeObject>(line: string): WatchEvent<T
   return e as unknown as WatchEvent<T>;
 }
 
-/** The events of one watch response until the server ends it (or the stream is destroyed by an abort). */
-export async function* watchEvents<T extends KubeObject>(stream: Readable): AsyncGenerator<WatchEvent<T>> {
+/**
+ * The events of one watch response until the server ends it (or the stream is destroyed by an abort);
+ * `mapObject` reshapes each event's object (not a bookmark's) without another generator in between.
+ */
+export async function* watchEvents<T extends KubeObject>(stream: Readable, mapObject?: (obj: T) => T): AsyncGenerator<WatchEvent<T>> {
   const lines = new LineSplitter();
+  const event = mapObject ? (line: string) => mapped(parseEventLine<T>(line), mapObject) : parseEventLine<T>;
   try {
-    for await (const chunk of stream) for (const line of lines.push(chunk as Buffer)) yield parseEventLine<T>(line);
-    for (const line of lines.end()) yield parseEventLine<T>(line);
+    for await (const chunk of stream) for (const line of lines.push(chunk as Buffer)) yield event(line);
+    for (const line of lines.end()) yield event(line);
   } finally {
     // The consumer stopped early (break, error): release the HTTP/2 stream.
     if (!stream.destroyed) stream.destroy();
   }
+}
+
+function mapped<T extends KubeObject>(e: WatchEvent<T>, mapObject: (obj: T) => T): WatchEvent<T> {
+  return e.type === 'BOOKMARK' ? e : { type: e.type, object: mapObject(e.object) };
 }
