@@ -14,7 +14,7 @@ import { ADMISSIONREGISTRATION_GROUP, APIEXTENSIONS_GROUP } from '../src/api/nam
 import { closeWebhookConnections } from '../src/admission/webhook/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client } from './helpers/client.js';
-import { waitFor } from './helpers/crd.js';
+import { twoVersionWidgetCrd, waitFor, webhookConversion } from './helpers/crd.js';
 import { startWebhookServer, type Review, type WebhookServer } from './helpers/webhook-server.js';
 
 const FAILING = 'convfail.example.com';
@@ -24,26 +24,6 @@ const path = (g: string, v: string, name = '') => `/apis/${g}/${v}/namespaces/de
 const widget = (g: string, name: string, replicas: number, labels: Record<string, string> = {}) => ({ apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name, labels }, spec: { replicas } });
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-function widgetCrd(group: string, url: string, caBundle: string) {
-  const version = (name: string, storage: boolean, field: string) => ({
-    name,
-    served: true,
-    storage,
-    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
-  });
-  return {
-    apiVersion: `${APIEXTENSIONS_GROUP}/v1`,
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [version('v1', true, 'replicas'), version('v2', false, 'size')],
-      conversion: { strategy: 'Webhook', webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ['v1'] } },
-    },
-  };
-}
 
 /** One admission webhook for v2 widgets of both groups (Equivalent is the default matchPolicy). */
 function configuration(kind: 'Mutating' | 'Validating', hook: WebhookServer, label: string) {
@@ -89,8 +69,8 @@ describe('admission webhooks when the conversion to their version fails', () => 
       return { response: { uid, allowed: true, patchType: 'JSONPatch', patch } };
     });
     const crds = `/apis/${APIEXTENSIONS_GROUP}/v1/customresourcedefinitions`;
-    assert.equal((await call('POST', crds, { body: widgetCrd(FAILING, `${hook.url}/convert`, hook.caBundle) })).status, 201);
-    assert.equal((await call('POST', crds, { body: widgetCrd(DOWN, 'https://127.0.0.1:1/convert', hook.caBundle) })).status, 201);
+    assert.equal((await call('POST', crds, { body: twoVersionWidgetCrd(FAILING, webhookConversion(`${hook.url}/convert`, hook.caBundle)) })).status, 201);
+    assert.equal((await call('POST', crds, { body: twoVersionWidgetCrd(DOWN, webhookConversion('https://127.0.0.1:1/convert', hook.caBundle)) })).status, 201);
     await waitFor('served', async () => (await call('GET', path(FAILING, 'v2'))).status === 200 && (await call('GET', path(DOWN, 'v1'))).status === 200);
     for (const [kind, label] of [['Mutating', 'mutate'], ['Validating', 'validate']] as const) {
       assert.equal((await call('POST', `${REG}/${kind.toLowerCase()}webhookconfigurations`, { body: configuration(kind, hook, label) })).status, 201);

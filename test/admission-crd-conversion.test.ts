@@ -13,7 +13,7 @@ import { ADMISSIONREGISTRATION_GROUP, APIEXTENSIONS_GROUP } from '../src/api/nam
 import { closeWebhookConnections } from '../src/admission/webhook/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client } from './helpers/client.js';
-import { waitFor } from './helpers/crd.js';
+import { twoVersionWidgetCrd, waitFor, webhookConversion } from './helpers/crd.js';
 import { startWebhookServer, type Review, type WebhookServer } from './helpers/webhook-server.js';
 
 const G = 'admconv.example.com';
@@ -26,26 +26,6 @@ function convert(obj: any, desired: string): any {
   return { ...obj, apiVersion: desired, spec };
 }
 
-function widgetCrd(hook: WebhookServer) {
-  const version = (name: string, storage: boolean, field: string) => ({
-    name,
-    served: true,
-    storage,
-    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
-  });
-  return {
-    apiVersion: `${APIEXTENSIONS_GROUP}/v1`,
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${G}` },
-    spec: {
-      group: G,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [version('v1', true, 'replicas'), version('v2', false, 'size')],
-      conversion: { strategy: 'Webhook', webhook: { clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle }, conversionReviewVersions: ['v1'] } },
-    },
-  };
-}
 
 /** Admission webhooks on v1 widgets only; `label` keeps each test's objects to its own webhook. */
 function configuration(kind: 'Mutating' | 'Validating', hook: WebhookServer, label: string, matchPolicy: 'Equivalent' | 'Exact') {
@@ -90,7 +70,7 @@ describe('admission webhooks on a custom resource converted by its webhook', () 
       const patch = Buffer.from(JSON.stringify([{ op: 'replace', path: '/spec/replicas', value: r.request.object.spec.replicas + 1 }])).toString('base64');
       return { response: { uid, allowed: true, patchType: 'JSONPatch', patch } };
     });
-    assert.equal((await call('POST', `/apis/${APIEXTENSIONS_GROUP}/v1/customresourcedefinitions`, { body: widgetCrd(hook) })).status, 201);
+    assert.equal((await call('POST', `/apis/${APIEXTENSIONS_GROUP}/v1/customresourcedefinitions`, { body: twoVersionWidgetCrd(G, webhookConversion(`${hook.url}/convert`, hook.caBundle)) })).status, 201);
     await waitFor('served', async () => (await call('GET', path('v2'))).status === 200);
   });
   after(async () => {

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMISSIONREGISTRATION_GROUP, APIEXTENSIONS_GROUP } from '../src/api/naming.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client, type Response } from './helpers/client.js';
-import { waitFor } from './helpers/crd.js';
+import { twoVersionWidgetCrd, waitFor, webhookConversion } from './helpers/crd.js';
 import { startWebhookServer, type Review, type WebhookServer } from './helpers/webhook-server.js';
 
 const POLICIES = `/apis/${ADMISSIONREGISTRATION_GROUP}/v1/validatingadmissionpolicies`;
@@ -49,20 +49,6 @@ const hpa = (name: string, testCase: string, cpu: number) => ({
   spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: cpu },
 });
 
-function widgetCrd(group: string, conversion: Record<string, unknown>, v2Field: string) {
-  const version = (name: string, storage: boolean, field: string) => ({
-    name,
-    served: true,
-    storage,
-    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
-  });
-  return {
-    apiVersion: `${APIEXTENSIONS_GROUP}/v1`,
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: { group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [version('v1', true, 'replicas'), version('v2', false, v2Field)], conversion },
-  };
-}
 
 const widget = (g: string, name: string, testCase: string, replicas: number) => ({ apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name, labels: { 'vap-test': testCase } }, spec: { replicas } });
 
@@ -86,9 +72,9 @@ describe('ValidatingAdmissionPolicy on another version of the resource', () => {
       return { raw: JSON.stringify({ apiVersion: r.apiVersion, kind: 'ConversionReview', response }) };
     });
     const crds = `/apis/${APIEXTENSIONS_GROUP}/v1/customresourcedefinitions`;
-    assert.equal((await call('POST', crds, { body: widgetCrd(NONE, { strategy: 'None' }, 'replicas') })).status, 201);
-    const webhook = { strategy: 'Webhook', webhook: { clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle }, conversionReviewVersions: ['v1'] } };
-    assert.equal((await call('POST', crds, { body: widgetCrd(HOOKED, webhook, 'size') })).status, 201);
+    assert.equal((await call('POST', crds, { body: twoVersionWidgetCrd(NONE, { strategy: 'None' }, 'replicas') })).status, 201);
+    const webhook = webhookConversion(`${hook.url}/convert`, hook.caBundle);
+    assert.equal((await call('POST', crds, { body: twoVersionWidgetCrd(HOOKED, webhook, 'size') })).status, 201);
     await waitFor('served', async () => (await call('GET', WIDGETS(NONE, 'v2'))).status === 200 && (await call('GET', WIDGETS(HOOKED, 'v2'))).status === 200);
   });
   after(async () => {

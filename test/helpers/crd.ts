@@ -55,3 +55,31 @@ export function crdBody(group: string, opts: { plural?: string; kind?: string; s
     },
   };
 }
+
+/**
+ * A namespaced Widget with two served versions: v1 (stored) has `spec.replicas`, v2 `spec.<v2Field>`; the
+ * admission tests give it conversion `None` or a conversion webhook.
+ */
+export function twoVersionWidgetCrd(group: string, conversion: Record<string, unknown>, v2Field = 'size') {
+  const version = (name: string, storage: boolean, field: string) => ({
+    name,
+    served: true,
+    storage,
+    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
+  });
+  return {
+    apiVersion: 'apiextensions.orch.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      versions: [version('v1', true, 'replicas'), version('v2', false, v2Field)],
+      conversion,
+    },
+  };
+}
+
+/** Conversion through a webhook at `url`, trusted with `caBundle`, speaking ConversionReview v1. */
+export const webhookConversion = (url: string, caBundle: string) => ({ strategy: 'Webhook', webhook: { clientConfig: { url, caBundle }, conversionReviewVersions: ['v1'] } });
