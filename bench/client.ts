@@ -5,7 +5,7 @@
  *
  *   npm run bench -- client
  */
-import { Client } from '../src/client/index.js';
+import { Client, Http2Transport } from '../src/client/index.js';
 import { startServer } from '../src/index.js';
 import { H2Client } from './h2-client.js';
 import { fmt, runFor } from './stats.js';
@@ -36,7 +36,7 @@ export async function main(): Promise<void> {
     row('create', 'bench h2-client', await runFor(PHASE_MS, CONCURRENCY, (w, i) => request(lean, target, 'POST', base, body(`lean-${w}-${i}`)).then((r) => r.json)));
     row('create', 'src/client', await runFor(PHASE_MS, CONCURRENCY, (w, i) => cms.create(body(`client-${w}-${i}`))));
     console.table(rows);
-    console.log(`src/client sessions opened: ${client.transport.sessionsOpened}`);
+    console.log(`src/client sessions opened: ${(client.transport as Http2Transport).sessionsOpened}`);
   } finally {
     lean.close();
     client.close();

@@ -6,12 +6,12 @@ import { startServer, type RunningServer } from '../src/index.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
 
-describe('metadata-only client and informers (reference behaviour: metadata client, metadata informers)', () => {
+for (const transport of ['HTTP/2', 'direct'] as const) describe(`metadata-only client and informers, ${transport} transport (reference behaviour: metadata client, metadata informers)`, () => {
   let server: RunningServer;
   let client: Client;
   before(async () => {
     server = await startServer({ port: 0, storage: { type: 'memory' }, controllers: false });
-    client = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) } });
+    client = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) }, ...(transport === 'direct' ? { direct: server.direct } : {}) });
     await client.resource({ group: '', version: 'v1', plural: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mc' } });
     for (let i = 0; i < 7; i++) await client.resource(CM, 'mc').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, finalizers: [] }, data: { k: 'v'.repeat(50) } });
   });

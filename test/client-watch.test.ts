@@ -15,7 +15,8 @@ const waitFor = async (what: string, f: () => boolean, ms = 8000) => {
   }
 };
 
-describe('client watch, list-watch and informers against a real server (issue 19)', () => {
+// Both transports (HTTP/2, and direct into the filter chain of this process's server) keep one contract.
+for (const transport of ['HTTP/2', 'direct'] as const) describe(`client watch, list-watch and informers (${transport} transport) against a real server (issue 19)`, () => {
   let server: RunningServer;
   let client: Client;
 
@@ -23,7 +24,7 @@ describe('client watch, list-watch and informers against a real server (issue 19
     // Watches end after 1-2 s (resume is exercised), and history keeps only ~0.5 s (410 is reachable).
     // No in-process controllers: their writes (a root CA ConfigMap per namespace) would show in the watches.
     server = await startServer({ port: 0, storage: { type: 'memory' }, controllers: [], minRequestTimeoutSeconds: 1, history: { windowMs: 500, compactIntervalMs: 100 }, featureGates: { WatchList: true } });
-    client = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) } });
+    client = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) }, ...(transport === 'direct' ? { direct: server.direct } : {}) });
   });
   after(async () => {
     client.close();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { StatusError } from '../src/errors/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
-import { Client, type KubeObject } from '../src/client/index.js';
+import { Client, Http2Transport, type KubeObject } from '../src/client/index.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
 const DEPLOY = { group: 'apps', version: 'v1', plural: 'deployments' };
@@ -32,13 +32,25 @@ const rejection = async (p: Promise<unknown>): Promise<StatusError> => {
   assert.fail('expected the call to fail');
 };
 
-describe('client library over HTTP/2 against a real server (issue 19)', () => {
+/**
+ * One contract for both transports (HTTP/2 over TLS, and direct into the filter chain of a server in this
+ * process): every REST behaviour must be the same through either.
+ */
+const TRANSPORTS = ['HTTP/2', 'direct'] as const;
+type TransportName = (typeof TRANSPORTS)[number];
+
+/** A client of `server` through the named transport, with the given credentials. */
+function connect(server: RunningServer, transport: TransportName, credentials: ConstructorParameters<typeof Client>[0]['credentials']): Client {
+  return new Client({ server: server.url, caPem: server.caCertPem, credentials, ...(transport === 'direct' ? { direct: server.direct } : {}) });
+}
+
+for (const transport of TRANSPORTS) describe(`client library (${transport} transport) against a real server (issue 19)`, () => {
   let server: RunningServer;
   let client: Client;
 
   before(async () => {
     server = await startServer({ port: 0, storage: { type: 'memory' } });
-    client = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) } });
+    client = connect(server, transport, { get: () => ({ token: server.adminToken }) });
   });
   after(async () => {
     client.close();
@@ -182,30 +194,37 @@ describe('client library over HTTP/2 against a real server (issue 19)', () => {
     assert.ok(table.rows.length > 0 && table.rows.length <= 2);
   });
 
+  it('reference behaviour: a 401 invalidates the credentials and retries once', async () => {
+    let token = 'stale-token';
+    let invalidations = 0;
+    const c = connect(server, transport, { get: () => ({ token }), invalidate: () => { invalidations++; token = server.adminToken; } });
+    assert.equal((await c.resource(CM, 'default').get('dup')).metadata.name, 'dup');
+    assert.equal(invalidations, 1);
+    const never = connect(server, transport, { get: () => ({ token: 'bad' }), invalidate: () => invalidations++ });
+    assert.equal((await rejection(never.resource(CM, 'default').get('dup'))).code, 401);
+    assert.equal(invalidations, 2, 'retried only once');
+    c.close();
+    never.close();
+  });
+});
+
+describe('client library: what only the HTTP/2 transport has (issue 19)', () => {
+  let server: RunningServer;
+
+  before(async () => {
+    server = await startServer({ port: 0, storage: { type: 'memory' }, controllers: [] });
+    await connect(server, 'HTTP/2', { get: () => ({ token: server.adminToken }) }).resource(CM, 'default').create(cm('dup'));
+  });
+  after(() => server.close());
+
   it('reference behaviour: one HTTP/2 session carries every request', async () => {
     const c = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: server.adminToken }) } });
     const cms = c.resource(CM, 'default');
     await Promise.all(Array.from({ length: 50 }, () => cms.list({ limit: 1 })));
     for (let i = 0; i < 20; i++) await cms.get('dup');
+    assert.ok(c.transport instanceof Http2Transport);
     assert.equal(c.transport.sessionsOpened, 1);
     c.close();
-  });
-
-  it('reference behaviour: a 401 invalidates the credentials and retries once', async () => {
-    let token = 'stale-token';
-    let invalidations = 0;
-    const c = new Client({
-      server: server.url,
-      caPem: server.caCertPem,
-      credentials: { get: () => ({ token }), invalidate: () => { invalidations++; token = server.adminToken; } },
-    });
-    assert.equal((await c.resource(CM, 'default').get('dup')).metadata.name, 'dup');
-    assert.equal(invalidations, 1);
-    const never = new Client({ server: server.url, caPem: server.caCertPem, credentials: { get: () => ({ token: 'bad' }), invalidate: () => invalidations++ } });
-    assert.equal((await rejection(never.resource(CM, 'default').get('dup'))).code, 401);
-    assert.equal(invalidations, 2, 'retried only once');
-    c.close();
-    never.close();
   });
 
   it('reference behaviour: TLS is verified against caPem; http:// servers are refused', async () => {

@@ -1,12 +1,13 @@
 /**
- * The client: one HTTP/2 transport, discovery, and resource clients made from a group/version/plural or
+ * The client: one transport (HTTP/2, or direct into a server in this process), discovery, and resource clients made from a group/version/plural or
  * from an object's `apiVersion` and `kind` (what `apply -f` needs).
  */
 import type { ClusterConnection } from './contract.js';
 import { Discovery, type ResourceInfo } from './discovery.js';
 import { InformerFactory, type InformerOptions } from './informer.js';
 import { ResourceClient, type DeleteOptions, type PatchOptions, type WriteOptions } from './resource.js';
-import { Http2Transport } from './transport.js';
+import { DirectTransport } from './direct-transport.js';
+import { Http2Transport, type Transport } from './transport.js';
 import type { GroupVersionResource, KubeObject } from './types.js';
 
 export interface ObjectOptions {
@@ -15,11 +16,11 @@ export interface ObjectOptions {
 }
 
 export class Client {
-  readonly transport: Http2Transport;
+  readonly transport: Transport;
   readonly discovery: Discovery;
 
   constructor(readonly connection: ClusterConnection) {
-    this.transport = new Http2Transport(connection);
+    this.transport = connection.direct ? new DirectTransport(connection, connection.direct) : new Http2Transport(connection);
     this.discovery = new Discovery(this.transport);
   }
 

@@ -2,6 +2,7 @@
  * The seam between the client's transport (./ REST, watch, informers) and where its credentials come from
  * (./config/: kubeconfig files, flags, exec credential plugins).
  */
+import type { DirectHandler } from './direct-transport.js';
 
 /** What one request authenticates with. A client certificate is per connection; a token per request. */
 export interface Credentials {
@@ -29,4 +30,9 @@ export interface ClusterConnection {
   requestTimeoutMs?: number;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /**
+   * A server in this process: requests go straight into its filter chain (direct-transport.ts) rather than
+   * over HTTPS to `server`, which then only names it. Authentication, authorization and admission still apply.
+   */
+  direct?: DirectHandler;
 }

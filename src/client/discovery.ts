@@ -5,7 +5,7 @@
  * registered after the first look-up are found too.
  */
 import { StatusError } from '../errors/index.js';
-import type { Http2Transport } from './transport.js';
+import type { Transport } from './transport.js';
 
 /** One served resource (no subresources) in one group version. */
 export interface ResourceInfo {
@@ -46,7 +46,7 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 export class Discovery {
   private cache: Promise<ResourceInfo[]> | undefined;
 
-  constructor(private readonly transport: Http2Transport) {}
+  constructor(private readonly transport: Transport) {}
 
   /** Every served resource of every group version; cached until `invalidate`. */
   resources(): Promise<ResourceInfo[]> {

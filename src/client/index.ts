@@ -1,7 +1,8 @@
-/** The client library: HTTP/2 REST and watch, discovery, informers, work queue, retries, leader election. */
+/** The client library: REST and watch over HTTP/2 (or directly into a server in this process), discovery, informers, work queue, retries, leader election. */
 export type { ClusterConnection, CredentialSource, Credentials } from './contract.js';
 export { Client, type ObjectOptions } from './client.js';
-export { Http2Transport, RequestTimeoutError, type RequestSpec, type RawResponse } from './transport.js';
+export { Transport, Http2Transport, RequestTimeoutError, type RequestSpec, type RawResponse, type OpenStream } from './transport.js';
+export { DirectTransport, DirectRequest, DirectResponse, type DirectHandler } from './direct-transport.js';
 export { Discovery, parseApiVersion, groupVersionOf, type ResourceInfo } from './discovery.js';
 export {
   ResourceClient,

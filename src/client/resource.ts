@@ -3,7 +3,7 @@
  * their query options as the reference names them, subresources and table output.
  */
 import { META_GROUP, REFERENCE_META_GROUP_ALIAS } from '../api/naming.js';
-import type { Http2Transport, Query } from './transport.js';
+import type { Query, Transport } from './transport.js';
 import type { GroupVersionResource, KubeObject, ObjectList, WatchEvent } from './types.js';
 import { watchEvents } from './watch-frames.js';
 
@@ -103,7 +103,7 @@ const deleteBody = (o: DeleteOptions) => {
 
 export class ResourceClient<T extends KubeObject = KubeObject> {
   constructor(
-    private readonly transport: Http2Transport,
+    private readonly transport: Transport,
     readonly gvr: GroupVersionResource,
     /** Absent: cluster-scoped, or every namespace for list and watch of a namespaced resource. */
     readonly namespace?: string,

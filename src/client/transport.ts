@@ -1,9 +1,10 @@
 /**
- * HTTP/2 transport of the client: one session per client shared by every request and watch, opened again
- * when the server goes away or the client certificate changes. The server of this family speaks TLS only
- * (HTTP/2 by ALPN, no plain-text port), so `http://` servers are refused rather than half supported.
+ * How the client's requests reach a server. `Transport` owns what every transport does the same way (the
+ * 401 retry, JSON answers, Status errors); `Http2Transport` speaks HTTP/2 over TLS to any server of this
+ * family, and `DirectTransport` (direct-transport.ts) calls a filter chain in the same process.
  */
-import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import type { Readable } from 'node:stream';
 import type { ClusterConnection, Credentials } from './contract.js';
 import { statusErrorFrom } from './status-error.js';
 
@@ -33,7 +34,8 @@ export interface RawResponse {
 export interface OpenStream {
   status: number;
   headers: IncomingHttpHeaders;
-  stream: ClientHttp2Stream;
+  /** The response body as it arrives; destroying it ends the request (a watch stops). */
+  stream: Readable;
 }
 
 /** A request that got no complete answer in time (client side; the server may still act on it). */
@@ -48,28 +50,12 @@ export function queryString(query: Query | undefined): string {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-interface Session {
-  h2: ClientHttp2Session;
-  certKey: string;
-  active: number;
-}
-
-export class Http2Transport {
-  private readonly origin: string;
-  private readonly prefix: string;
-  private session: Session | undefined;
-  /** Sessions opened so far (tests check reuse with it). */
-  sessionsOpened = 0;
-  private closed = false;
-
-  constructor(readonly connection: ClusterConnection) {
-    const url = new URL(connection.server);
-    if (url.protocol !== 'https:') {
-      throw new Error(`server ${connection.server}: only https:// servers are supported (the server of this API family serves TLS only)`);
-    }
-    this.origin = url.origin;
-    this.prefix = url.pathname.replace(/\/+$/, '');
-  }
+/**
+ * What every transport shares: a 401 drops cached credentials and the request is tried once more; a non-2xx
+ * answer becomes the StatusError its body carries.
+ */
+export abstract class Transport {
+  constructor(readonly connection: ClusterConnection) {}
 
   /** One request with its whole body; a 401 drops cached credentials and tries once more. */
   async request(spec: RequestSpec): Promise<RawResponse> {
@@ -90,13 +76,62 @@ export class Http2Transport {
   async open(spec: RequestSpec): Promise<OpenStream> {
     let attempt = await this.openOnce(spec);
     if (attempt.status === 401 && this.connection.credentials.invalidate) {
-      attempt.stream.close();
+      attempt.stream.destroy();
       this.connection.credentials.invalidate();
       attempt = await this.openOnce(spec);
     }
     if (attempt.status >= 200 && attempt.status <= 299) return attempt;
     const body = await readAll(attempt.stream);
     throw statusErrorFrom(attempt.status, body);
+  }
+
+  /** Releases what the transport holds; requests under way finish first. */
+  abstract close(): void;
+
+  protected abstract requestOnce(spec: RequestSpec): Promise<RawResponse>;
+  protected abstract openOnce(spec: RequestSpec): Promise<OpenStream>;
+}
+
+/** The request headers every transport sends, and the body as bytes. */
+export function outgoing(spec: RequestSpec, connection: ClusterConnection, creds: Credentials): { headers: OutgoingHttpHeaders; payload: Buffer | undefined } {
+  const headers: OutgoingHttpHeaders = { ...spec.headers, accept: spec.accept ?? 'application/json' };
+  if (connection.userAgent) headers['user-agent'] = connection.userAgent;
+  if (creds.token) headers.authorization = `Bearer ${creds.token}`;
+  let payload: Buffer | undefined;
+  if (spec.body !== undefined) {
+    payload = Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+    headers['content-type'] = spec.contentType ?? 'application/json';
+  }
+  return { headers, payload };
+}
+
+interface Session {
+  h2: ClientHttp2Session;
+  certKey: string;
+  active: number;
+}
+
+/**
+ * HTTP/2 transport: one session per client shared by every request and watch, opened again when the server
+ * goes away or the client certificate changes. The server of this family speaks TLS only (HTTP/2 by ALPN, no
+ * plain-text port), so `http://` servers are refused rather than half supported.
+ */
+export class Http2Transport extends Transport {
+  private readonly origin: string;
+  private readonly prefix: string;
+  private session: Session | undefined;
+  /** Sessions opened so far (tests check reuse with it). */
+  sessionsOpened = 0;
+  private closed = false;
+
+  constructor(connection: ClusterConnection) {
+    super(connection);
+    const url = new URL(connection.server);
+    if (url.protocol !== 'https:') {
+      throw new Error(`server ${connection.server}: only https:// servers are supported (the server of this API family serves TLS only)`);
+    }
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, '');
   }
 
   /** Closes the session; requests under way finish first. */
@@ -106,30 +141,20 @@ export class Http2Transport {
     this.session = undefined;
   }
 
-  private async requestOnce(spec: RequestSpec): Promise<RawResponse> {
+  protected async requestOnce(spec: RequestSpec): Promise<RawResponse> {
     const timeoutMs = spec.timeoutMs ?? this.connection.requestTimeoutMs ?? 0;
     const { stream, status, headers } = await this.openOnce(spec, timeoutMs);
     return { status, headers, body: await readAll(stream) };
   }
 
-  private async openOnce(spec: RequestSpec, timeoutMs = 0): Promise<OpenStream> {
+  protected async openOnce(spec: RequestSpec, timeoutMs = 0): Promise<OpenStream> {
     if (this.closed) throw new Error('client transport is closed');
     spec.signal?.throwIfAborted();
     const creds = await this.connection.credentials.get();
     const session = this.sessionFor(creds);
-    const headers: OutgoingHttpHeaders = {
-      ...spec.headers,
-      ':method': spec.method,
-      ':path': `${this.prefix}${spec.path}${queryString(spec.query)}`,
-      accept: spec.accept ?? 'application/json',
-    };
-    if (this.connection.userAgent) headers['user-agent'] = this.connection.userAgent;
-    if (creds.token) headers.authorization = `Bearer ${creds.token}`;
-    let payload: Buffer | undefined;
-    if (spec.body !== undefined) {
-      payload = Buffer.isBuffer(spec.body) ? spec.body : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
-      headers['content-type'] = spec.contentType ?? 'application/json';
-    }
+    const { headers, payload } = outgoing(spec, this.connection, creds);
+    headers[':method'] = spec.method;
+    headers[':path'] = `${this.prefix}${spec.path}${queryString(spec.query)}`;
     session.active++;
     if (session.active === 1) session.h2.ref();
     const stream = session.h2.request(headers, { endStream: payload === undefined, signal: spec.signal });
@@ -187,13 +212,13 @@ export class Http2Transport {
 }
 
 /** Collects a stream's body (bounded by what the server sends: one response). */
-export function readAll(stream: ClientHttp2Stream): Promise<Buffer> {
+export function readAll(stream: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     stream.once('error', reject);
     // After 'end' this is a no-op; otherwise the body was cut off.
-    stream.once('close', () => reject(new Error(`response body cut off (stream code ${stream.rstCode})`)));
+    stream.once('close', () => reject(new Error(`response body cut off${'rstCode' in stream ? ` (stream code ${String(stream.rstCode)})` : ''}`)));
   });
 }

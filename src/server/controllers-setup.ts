@@ -1,7 +1,9 @@
 /**
  * The controller manager run inside the API server (issue 19): the same ControllerManager as
- * `orch-controller-manager`, talking to this server over HTTPS loopback like any client, so authentication,
- * authorization, admission and audit apply to every controller write.
+ * `orch-controller-manager`, a client of this server like any other. Its requests go straight into the
+ * server's filter chain (the client's direct transport) instead of over HTTPS loopback, so authentication,
+ * authorization, admission and audit apply to every controller request, without TLS and HTTP/2 framing for
+ * each watch event.
  *
  * Its credential is the server's admin token (group system:masters), the counterpart of the reference's
  * privileged loopback client: it works under every authorization mode (RBAC, Webhook, ABAC, Node), where a
@@ -9,7 +11,7 @@
  * default), several servers on one store run one active set of controllers.
  */
 import { CONTROLLER_MANAGER_LEASE_NAME, SYSTEM_NAMESPACE } from '../api/naming.js';
-import { DEFAULT_TIMINGS, validateLeaderElection, type LeaderElectionTimings } from '../client/index.js';
+import { DEFAULT_TIMINGS, validateLeaderElection, type DirectHandler, type LeaderElectionTimings } from '../client/index.js';
 import { normalizeControllerList } from '../config/controller-names.js';
 import { ALL_CONTROLLERS, ControllerManager, controllerSettings, type ControllerDescriptor } from '../controllers/index.js';
 
@@ -49,13 +51,15 @@ export interface LoopbackFacts {
   /** The CA's key when the server made its own CA: the in-process CSR signer signs with it. */
   caKeyPem?: string;
   adminToken: string;
+  /** The server's filter chain: the manager's requests enter it directly. */
+  handler: DirectHandler;
 }
 
 /** Starts the manager (after the server listens); the returned function stops it and releases the lease. */
 export function startInProcessControllers(list: string[], server: LoopbackFacts, o: InProcessManagerOptions, log: (m: string) => void): () => Promise<void> {
   const credentials = { token: server.adminToken };
   const manager = new ControllerManager({
-    connection: { server: server.url, caPem: server.caCertPem, credentials: { get: () => credentials }, userAgent: 'orch-apiserver/controller-manager' },
+    connection: { server: server.url, caPem: server.caCertPem, credentials: { get: () => credentials }, userAgent: 'orch-apiserver/controller-manager', direct: server.handler },
     descriptors: o.descriptors ?? ALL_CONTROLLERS,
     controllers: list,
     ...(o.identity ? { identity: o.identity } : {}),

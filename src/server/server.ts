@@ -1,3 +1,4 @@
+import type { DirectHandler } from '../client/index.js';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,6 +120,12 @@ export interface RunningServer {
   storageBackend: Backend;
   /** The naming this server's identifiers are spelled in. */
   naming: Naming;
+  /**
+   * The filter chain, for clients in this process: `new Client({ server: url, credentials, direct })` sends
+   * its requests straight into it (authentication, authorization, admission and audit as for any request),
+   * without TLS or HTTP/2. The in-process controller manager connects this way.
+   */
+  direct: DirectHandler;
   /**
    * Resolves true once every watch cache holding one of `keys` has seen the store at `revision` (false after
    * `timeoutMs`): direct backend writes (a test reset) are then visible to every reader.
@@ -356,7 +363,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   }
   // Started once the server answers: the manager is a client of it like any other.
   const caKeyPem = 'caKeyPem' in certs ? certs.caKeyPem : undefined;
-  const stopManager = managerList && startInProcessControllers(managerList, { url, caCertPem: certs.caCertPem, ...(caKeyPem ? { caKeyPem } : {}), adminToken }, opts.controllerManager ?? {}, log);
+  const stopManager = managerList && startInProcessControllers(managerList, { url, caCertPem: certs.caCertPem, ...(caKeyPem ? { caKeyPem } : {}), adminToken, handler: handle }, opts.controllerManager ?? {}, log);
 
   let kubeconfigPath: string | undefined;
   if (opts.writeKubeconfig) {
@@ -397,6 +404,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     backend,
     storageBackend,
     naming: NAMING,
+    direct: handle,
     cachesReached: async (keys, revision, timeoutMs = 5000) => {
       const dirs = new Set(keys.map((k) => k.slice(0, k.lastIndexOf('/') + 1)));
       const owners = registry.storageOwners().filter((s) => {

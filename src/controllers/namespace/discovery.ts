@@ -4,7 +4,7 @@
  * a moment before the namespace's deletion is swept too. Partial failures are reported, not fatal: what
  * was discovered is still deleted, and the namespace keeps its finalizer until a pass sees everything.
  */
-import type { Http2Transport } from '../../client/index.js';
+import type { Transport } from '../../client/index.js';
 
 /** One resource to sweep, in the version discovery prefers for it. */
 export interface DeletableResource {
@@ -72,7 +72,7 @@ interface GroupList {
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Reads discovery through the API: `/api`, `/apis`, then every group version's resource list. */
-export async function discoverDeletable(transport: Http2Transport, signal?: AbortSignal): Promise<DeletableDiscovery> {
+export async function discoverDeletable(transport: Transport, signal?: AbortSignal): Promise<DeletableDiscovery> {
   const discoveryFailures: string[] = [];
   const parseFailures: string[] = [];
   const [core, apis] = await Promise.all([
