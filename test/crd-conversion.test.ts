@@ -140,6 +140,20 @@ describe('CRD conversion webhooks (issue 18)', () => {
     ]);
   });
 
+  it('reference behaviour: a watch resumed from a resourceVersion replays the history converted, in order', async () => {
+    const g = 'url.conv.example.com';
+    mode = 'ok';
+    const from = (await call('GET', path(g, 'v2'))).json.metadata.resourceVersion as string;
+    for (const [name, replicas] of [['d', 4], ['e', 5]] as const) assert.equal((await call('POST', path(g, 'v1'), { body: widget(g, 'v1', name, { replicas }) })).status, 201);
+    const got = await watchEvents(server, `${path(g, 'v2')}?watch=true&resourceVersion=${from}`, 2, 5000);
+    assert.deepEqual(got.map((e) => [e.type, e.object.metadata.name, e.object.apiVersion, e.object.spec.size]), [
+      ['ADDED', 'd', `${g}/v2`, 4],
+      ['ADDED', 'e', `${g}/v2`, 5],
+    ]);
+    // Later tests count this group's objects.
+    for (const name of ['d', 'e']) assert.equal((await call('DELETE', path(g, 'v1', name))).status, 200);
+  });
+
   const failures: [Mode | 'down', RegExp][] = [
     ['fail', /widgets refuse today/],
     ['wrong-uid', /response uid "not-the-uid" is not the request uid/],

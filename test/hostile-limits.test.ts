@@ -243,6 +243,30 @@ describe('a watch without resourceVersion sends the whole collection (regression
   });
 });
 
+describe('a watch resumed from a resourceVersion further back than the queue bound (regression: replayed history counted as backlog)', () => {
+  it('spec 4.2: every event since that resourceVersion is sent, in order, instead of an empty watch', async () => {
+    // Before the fix the replay overflowed the queue at once: the watch ended with no event, and a client
+    // resuming from its last resourceVersion (an informer) asked for the same replay again, for ever.
+    const server = await startServer({ port: 0, storage: { type: 'memory' }, watchMaxQueue: 5, controllers: [] });
+    try {
+      const call = client(server);
+      const from = (await call('GET', CM)).json.metadata.resourceVersion as string;
+      for (let i = 0; i < 12; i++) assert.equal((await call('POST', CM, { body: cm(`r${i}`) })).status, 201);
+      assert.equal((await call('DELETE', `${CM}/r0`)).status, 200);
+      const events = await watchEvents(server, `${CM}?watch=1&resourceVersion=${from}`, 13, 10_000);
+      assert.deepEqual(
+        events.map((e) => `${e.type} ${e.object.metadata.name}`),
+        [...Array.from({ length: 12 }, (_, i) => `ADDED r${i}`), 'DELETED r0'],
+      );
+      // A selector still applies to the replay: only the matching events, and nothing else first.
+      const selected = await watchEvents(server, `${CM}?watch=1&resourceVersion=${from}&fieldSelector=metadata.name%3Dr7`, 1, 10_000);
+      assert.deepEqual(selected.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED r7']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a watcher falling behind by more bytes than its bound is ended (issue 23: bounded memory per watcher)', () => {
   it('with the stall guard off, a stalled watch ends after the byte bound; it saw fewer events than were written', async () => {
     const server = await startServer({ port: 0, storage: { type: 'memory' }, writeStallTimeoutMs: 0, watchMaxQueueBytes: 2 * 1024 * 1024 });

@@ -90,13 +90,16 @@ export async function* watchFromCache(
     if (!ok) throw tooLargeRV(canonicalResourceVersion(rv), cacher.revision);
   }
 
-  // Live events wait in `queue`; the initial snapshot is kept as items and encoded as it is sent, so it
-  // neither counts against the slow-reader bound nor is encoded all at once.
+  // Live events wait in `queue`; the initial snapshot, and the history a resumed watch replays, are kept as
+  // items and events and encoded as they are sent, so they neither count against the slow-reader bound nor
+  // are encoded all at once. (A replay counted as backlog would end a watch resumed from far enough back
+  // before it sent anything, and its client would resume from the same place again, for ever.)
   const queue: Buffer[] = [];
   let head = 0;
   let queuedBytes = 0;
   const maxQueueBytes = r.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES;
   const snapshot: CachedItem[] = [];
+  let history: CacheEvent[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
   const wakeUp = () => {
@@ -150,7 +153,9 @@ export async function* watchFromCache(
       return;
     }
     after = from;
-    for (const e of cacher.eventsSince(from) ?? []) onEvent(e);
+    for (const e of cacher.eventsSince(from) ?? []) if (e.revision > after && e.key.startsWith(prefix)) history.push(e);
+    const last = history[history.length - 1];
+    if (last) after = last.revision;
   }
   const unsubscribe = cacher.subscribe(onEvent, finish);
 
@@ -159,6 +164,13 @@ export async function* watchFromCache(
     if (e.item.unreadable) return void (push(unreadableLine(e.item)), finish());
     const kind = transition(reader, e, filter);
     if (kind) push(line(t, kind, e.item.value, e.revision, e, view));
+  }
+
+  /** The line of one replayed event: undefined when the selector hides it, an ERROR line when unreadable. */
+  function replayed(e: CacheEvent): Buffer | undefined {
+    if (e.item.unreadable) return unreadableLine(e.item);
+    const kind = transition(reader, e, filter);
+    return kind ? line(t, kind, e.item.value, e.revision, e, view) : undefined;
   }
 
   const timers: NodeJS.Timeout[] = [];
@@ -180,6 +192,22 @@ export async function* watchFromCache(
     // A conversion that calls out: events are converted per watcher, a batch per call (see convertedEvents).
     if (t.asyncConversion) {
       const take = () => {
+        // Replayed history first, a batch at a time (events the selector hides make no line); then what
+        // queued up live.
+        const batch: Buffer[] = [];
+        while (history.length > 0 && batch.length === 0) {
+          for (const e of history.splice(0, SNAPSHOT_BATCH)) {
+            const b = replayed(e);
+            if (b) batch.push(b);
+            if (e.item.unreadable) {
+              history = [];
+              queue.length = 0;
+              ended = true;
+              break;
+            }
+          }
+        }
+        if (batch.length > 0) return batch;
         const pending = queue.slice(head).filter((b) => b.length > 0);
         queue.length = 0;
         head = 0;
@@ -194,6 +222,14 @@ export async function* watchFromCache(
       if (item.unreadable) return yield unreadableLine(item);
       yield line(t, 'ADDED', item.value, item.modRevision, undefined, view);
     }
+    for (let i = 0; i < history.length && !signal.aborted; i++) {
+      const e = history[i] as CacheEvent;
+      history[i] = undefined as unknown as CacheEvent;
+      const b = replayed(e);
+      if (b) yield b;
+      if (e.item.unreadable) return;
+    }
+    history = [];
     for (;;) {
       while (head < queue.length) {
         const b = queue[head] as Buffer;
