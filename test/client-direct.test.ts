@@ -13,8 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { AUTHENTICATION_GROUP } from '../src/api/naming.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { Client, DirectTransport, RequestTimeoutError, watchEvents, type KubeObject } from '../src/client/index.js';
-import { StatusError } from '../src/errors/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
+import { rejection } from './helpers/status-error.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
 const dir = mkdtempSync(join(tmpdir(), 'orch-direct-'));
@@ -22,15 +22,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const rejection = async (p: Promise<unknown>): Promise<StatusError> => {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected the call to fail');
-};
 const readAudit = (file: string): AuditEvent[] =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent) : [];
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { StatusError } from '../src/errors/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { Client, Http2Transport, type KubeObject } from '../src/client/index.js';
+import { rejection } from './helpers/status-error.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
 const DEPLOY = { group: 'apps', version: 'v1', plural: 'deployments' };
@@ -22,15 +22,6 @@ const deployment = (name: string): KubeObject => ({
     template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'img' }] } },
   },
 });
-const rejection = async (p: Promise<unknown>): Promise<StatusError> => {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof StatusError, `expected a StatusError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected the call to fail');
-};
 
 /**
  * One contract for both transports (HTTP/2 over TLS, and direct into the filter chain of a server in this
