@@ -1,4 +1,3 @@
-import type { DirectHandler } from '../client/index.js';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,11 +6,11 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_NAMESPACE, NAMING, NODE_LEASE_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE, type Naming } from '../api/naming.js';
+import { DEFAULT_NAMESPACE, NAMING, NODE_LEASE_NAMESPACE, PUBLIC_NAMESPACE, SYSTEM_NAMESPACE } from '../api/naming.js';
 import { parseNaming, startServerInNaming } from './naming-bundle.js';
 import { parseTokenFile } from '../authn/index.js';
 import { RbacAuthorizer, RbacIndex } from '../authz/rbac/index.js';
-import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, webhookFactory, type AuthOptions } from './auth-setup.js';
+import { buildAuthenticator, buildAuthorizer, serviceAccountSigningKey, webhookFactory } from './auth-setup.js';
 import { checkJwtAuthentication } from './auth-setup.js';
 import { feedRbacIndex, reconcileDefaultRbac } from './rbac-setup.js';
 import { startPolicyStatusController } from './policy-status-setup.js';
@@ -21,17 +20,16 @@ import { feedNodeGraph } from './node-graph-setup.js';
 import { collectionPrefix, Registry } from '../registry/index.js';
 import { builtinTypes, createOnlyTypes } from '../registry/resources/index.js';
 import { ensureApiService, serviceNetwork, startServiceRangeRepair } from '../registry/resources/services/index.js';
-import { parseRuntimeConfig, servingFilter, type RuntimeConfig } from '../registry/resources/versions.js';
+import { parseRuntimeConfig, servingFilter } from '../registry/resources/versions.js';
 import { ensureBootstrapObjects } from '../registry/resources/bootstrap.js';
-import { openBackend, type Backend, type BackendSpec, type HistoryOptions } from '../storage/index.js';
-import { buildChain, type RequestObserver } from './chain.js';
-import { connectMetricSources, createServerMetrics, followStorageKeyLabels, storageKeyLabels, TimedBackend, type MetricsOptions } from './metrics-setup.js';
+import { openBackend } from '../storage/index.js';
+import { buildChain } from './chain.js';
+import { connectMetricSources, createServerMetrics, followStorageKeyLabels, storageKeyLabels, TimedBackend } from './metrics-setup.js';
 import { RequestMetrics } from './request-metrics.js';
-import { openAudit, planAudit, type AuditOptions } from './audit-setup.js';
-import type { AuditWebhookOptions } from '../audit/webhook-sink.js';
-import { planAdmission, type AdmissionOptions } from '../admission/index.js';
+import { openAudit, planAudit } from './audit-setup.js';
+import { planAdmission } from '../admission/index.js';
 import { serverAdmissionChain } from './admission-setup.js';
-import { ensureFlowControlObjects, followFlowControlConfig, planFlowControl, type FlowControlOptions } from './apf-setup.js';
+import { ensureFlowControlObjects, followFlowControlConfig, planFlowControl } from './apf-setup.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { StallGuard } from './stall-guard.js';
 import { H2_MAX_HEADER_LIST_SIZE, headerListSize, headersTooLarge, limitHttp1Headers, MAX_H2_HEADER_BYTES } from './header-limits.js';
@@ -46,96 +44,15 @@ import { servedOpenAPIV2, servedOpenAPIV3 } from './openapi-serve.js';
 import { routeRequest, SERVER_VERSION } from './routes.js';
 import { ServiceAccountIssuerDiscovery } from './handlers/oidc-discovery.js';
 import { ensureServingCerts } from './tls.js';
-import { applyEncryption, loadEncryption, registerEncryptionHealth, type EncryptionOptions } from './encryption-setup.js';
+import { applyEncryption, loadEncryption, registerEncryptionHealth } from './encryption-setup.js';
 import { setUpEgress } from './egress-setup.js';
-import { checkInProcessManager, controllerList, startInProcessControllers, type InProcessManagerOptions } from './controllers-setup.js';
+import { checkInProcessManager, controllerList, startInProcessControllers } from './controllers-setup.js';
 import { checkGatedFlags, FeatureGates } from '../features/index.js';
+import type { RunningServer, ServerOptions } from './server-options.js';
+
+export type { RunningServer, ServerOptions };
 
 
-export interface ServerOptions extends AuthOptions, AdmissionOptions, AuditOptions, EncryptionOptions, FlowControlOptions, MetricsOptions {
-  /** Certificates, the admin token file, admin.kubeconfig and the SQLite file live here. Default: a temp dir. */
-  dataDir?: string;
-  bindAddress?: string;
-  /** 0 picks a free port. */
-  port?: number;
-  storage?: BackendSpec;
-  history?: HistoryOptions;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  shutdownDelayMs?: number;
-  livezGracePeriodMs?: number;
-  /** Defaults 400 and 200, as the reference; 0 = unlimited. */
-  maxRequestsInflight?: number;
-  maxMutatingRequestsInflight?: number;
-  /** `--feature-gates`: name to on/off, resolved by FeatureGates.resolve (src/features/). */
-  featureGates?: Record<string, boolean>;
-  /** `--runtime-config` (spec 9.4): the flag's text, or key to on/off; unknown or removed versions fail the start. */
-  runtimeConfig?: string | RuntimeConfig;
-  /** Watch tuning (tests shorten these): bookmark period, and the base of the randomized default timeout. */
-  watchBookmarkIntervalMs?: number;
-  minRequestTimeoutSeconds?: number;
-  /** Events a watcher may fall behind before its watch is ended. Default 10,000. */
-  watchMaxQueue?: number;
-  /** The same bound in bytes of queued events. Default 64 MiB. */
-  watchMaxQueueBytes?: number;
-  /** A response with bytes to send that makes no progress for this long is cut off. Default 60 s; 0 = never. */
-  writeStallTimeoutMs?: number;
-  /** Write admin.kubeconfig into the data dir (the CLI does; in-process servers need not). */
-  writeKubeconfig?: boolean;
-  /**
-   * Run the start-up bootstrap (default namespaces, default RBAC) and the in-process controller manager
-   * (src/controllers/, over HTTPS loopback, under leader election). Default true (= every controller `*`
-   * turns on); a list is `--controllers` (spec 2.12 rule), and an empty list keeps the bootstrap but runs
-   * no manager (a separate orch-controller-manager does the work). false = neither: the extra worker
-   * processes of one server (`--workers`) leave both to worker 1. The RBAC index feed runs either way.
-   */
-  controllers?: boolean | string[];
-  /** Tuning of the in-process controller manager (lease timings, service account credentials). */
-  controllerManager?: InProcessManagerOptions;
-  log?: (msg: string) => void;
-  /** `--service-cluster-ip-range` (default 10.0.0.0/24) and `--service-node-port-range` (default 30000-32767). */
-  serviceClusterIPRange?: string;
-  serviceNodePortRange?: string;
-  /** `--audit-webhook-*`: the audit webhook backend (buildWebhookAuditSink in audit/webhook-sink.ts). */
-  auditWebhook?: AuditWebhookOptions;
-  /** `--egress-selector-config-file`: how webhook and etcd calls leave the server (src/egress/). */
-  egressSelectorConfigFile?: string;
-  /** `--tracing-config-file`: request, storage and webhook spans exported over OTLP/gRPC (src/tracing/). */
-  tracingConfigFile?: string;
-  /** Test tooling's hook into the filter chain (src/testing/): recording, injected faults. */
-  requestObserver?: RequestObserver;
-  /** Identifiers spelled as the spec does (`orch`, default) or as the reference does (`k8s`; issue 21). */
-  naming?: Naming;
-}
-
-export interface RunningServer {
-  url: string;
-  port: number;
-  caCertPem: string;
-  adminToken: string;
-  dataDir: string;
-  kubeconfigPath?: string;
-  backend: Backend;
-  /** The store itself, under encryption at rest: values as stored (what a snapshot of the store copies). */
-  storageBackend: Backend;
-  /** The naming this server's identifiers are spelled in. */
-  naming: Naming;
-  /**
-   * The filter chain, for clients in this process: `new Client({ server: url, credentials, direct })` sends
-   * its requests straight into it (authentication, authorization, admission and audit as for any request),
-   * without TLS or HTTP/2. The in-process controller manager connects this way.
-   */
-  direct: DirectHandler;
-  /**
-   * Resolves true once every watch cache holding one of `keys` has seen the store at `revision` (false after
-   * `timeoutMs`): direct backend writes (a test reset) are then visible to every reader.
-   */
-  cachesReached(keys: readonly string[], revision: number, timeoutMs?: number): Promise<boolean>;
-  /** `/readyz` fails, the server keeps serving for the shutdown delay, drains requests, then closes. */
-  shutdown(): Promise<void>;
-  /** Stops at once (after in-flight requests) and releases every handle. */
-  close(): Promise<void>;
-}
 
 const ADMIN_USER = 'orch-admin';
 const MASTERS = 'system:masters';
