@@ -5,7 +5,7 @@
  * level Request on. Every assertion reads the real log file back.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,23 +14,11 @@ import { APF_PRIORITY_LEVEL_UID_HEADER, AUDIT_GROUP, AUTHENTICATION_GROUP, AUTHO
 import type { AuditEvent } from '../src/audit/types.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client } from './helpers/client.js';
+import { eventsOf, readEvents } from './helpers/audit-log.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const NS = '/api/v1/namespaces/default';
 const FC = '/apis/flowcontrol.apiserver.orch.io/v1';
-
-const readEvents = (file: string): AuditEvent[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent) : [];
-
-/** The events of one request (by its Audit-ID), once `stages` of them are in the file. */
-async function eventsOf(file: string, id: string, stages: number): Promise<AuditEvent[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const mine = readEvents(file).filter((e) => e.auditID === id);
-    if (mine.length >= stages || Date.now() > deadline) return mine;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const until = async (what: string, f: () => Promise<boolean>, ms = 10_000) => {
   const deadline = Date.now() + ms;

@@ -3,13 +3,14 @@
  * Audit-Id header, and the log backend's file, read back as JSON lines.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../src/index.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { client, watchEvents } from './helpers/client.js';
+import { eventsOf, readEvents } from './helpers/audit-log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'orch-audit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,18 +34,6 @@ rules:
   namespaces: ["quiet"]
 - level: Metadata
 `;
-
-const readEvents = (file: string): AuditEvent[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent) : [];
-
-async function eventsOf(file: string, id: string, stages: number): Promise<AuditEvent[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const mine = readEvents(file).filter((e) => e.auditID === id);
-    if (mine.length >= stages || Date.now() > deadline) return mine;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('audit events in the log backend (spec 2.11)', () => {
   let server: RunningServer;

@@ -6,7 +6,7 @@
  * timeouts and aborts reaching the server, and backpressure on a watch.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import type { AuditEvent } from '../src/audit/types.js';
 import { Client, DirectTransport, RequestTimeoutError, watchEvents, type KubeObject } from '../src/client/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { rejection } from './helpers/status-error.js';
+import { readEvents } from './helpers/audit-log.js';
 
 const CM = { group: '', version: 'v1', plural: 'configmaps' };
 const dir = mkdtempSync(join(tmpdir(), 'orch-direct-'));
@@ -22,8 +23,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const readAudit = (file: string): AuditEvent[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent) : [];
 
 describe('direct transport into the filter chain (issue 19)', () => {
   let server: RunningServer;
@@ -91,12 +90,12 @@ describe('direct transport into the filter chain (issue 19)', () => {
     const deadline = Date.now() + 5000;
     let done: AuditEvent | undefined;
     while (!done && Date.now() < deadline) {
-      done = readAudit(auditLog).find((e) => e.objectRef?.name === 'seen' && e.stage === 'ResponseComplete');
+      done = readEvents(auditLog).find((e) => e.objectRef?.name === 'seen' && e.stage === 'ResponseComplete');
       await sleep(20);
     }
     assert.ok(done, 'the create was audited');
     // The name is in the body, so only the completed event names it; both stages share the audit ID.
-    assert.ok(readAudit(auditLog).some((e) => e.auditID === done.auditID && e.stage === 'RequestReceived'));
+    assert.ok(readEvents(auditLog).some((e) => e.auditID === done.auditID && e.stage === 'RequestReceived'));
     assert.equal(done.verb, 'create');
     assert.equal(done.userAgent, 'direct-test/1.0');
     assert.deepEqual(done.sourceIPs, ['127.0.0.1']);
@@ -190,7 +189,7 @@ describe('the in-process controller manager uses the direct transport (issue 19)
     const deadline = Date.now() + 10_000;
     let done: AuditEvent | undefined;
     while (!done && Date.now() < deadline) {
-      done = readAudit(auditLog).find((e) => e.objectRef?.namespace === 'team' && e.objectRef?.name === 'default' && e.stage === 'ResponseComplete');
+      done = readEvents(auditLog).find((e) => e.objectRef?.namespace === 'team' && e.objectRef?.name === 'default' && e.stage === 'ResponseComplete');
       await sleep(50);
     }
     assert.ok(done, 'the serviceaccount controller created the default account, and audit recorded it');

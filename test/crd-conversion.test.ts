@@ -11,7 +11,7 @@ import { ADMISSIONREGISTRATION_GROUP, APIEXTENSIONS_GROUP, META_GROUP } from '..
 import { closeWebhookConnections } from '../src/admission/webhook/index.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { client, watchEvents } from './helpers/client.js';
-import { waitFor } from './helpers/crd.js';
+import { twoVersionWidgetCrd, waitFor } from './helpers/crd.js';
 import { kubectl } from './helpers/kubectl.js';
 import { startWebhookServer, type Review, type WebhookServer } from './helpers/webhook-server.js';
 
@@ -25,25 +25,7 @@ function convert(obj: any, desired: string): any {
 }
 
 function widgetCrd(group: string, clientConfig: Record<string, unknown>, reviewVersions = ['v1']) {
-  const version = (name: string, storage: boolean, field: string) => ({
-    name,
-    served: true,
-    storage,
-    additionalPrinterColumns: [{ name: 'Count', type: 'integer', jsonPath: `.spec.${field}` }],
-    schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
-  });
-  return {
-    apiVersion: `${APIEXTENSIONS_GROUP}/v1`,
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [version('v1', true, 'replicas'), version('v2', false, 'size')],
-      conversion: { strategy: 'Webhook', webhook: { clientConfig, conversionReviewVersions: reviewVersions } },
-    },
-  };
+  return twoVersionWidgetCrd(group, { strategy: 'Webhook', webhook: { clientConfig, conversionReviewVersions: reviewVersions } }, 'size', true);
 }
 
 describe('CRD conversion webhooks (issue 18)', () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import protobuf from 'protobufjs';
 import { startServer, type RunningServer } from '../src/index.js';
 import { OPENAPI_V2_PROTO_PATH } from '../src/server/openapi-v2-protobuf.js';
+import { client } from './helpers/client.js';
 import { kubectl } from './helpers/kubectl.js';
 
 const PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -44,17 +44,11 @@ describe('kubectl client-side validation against /openapi/v2 in protobuf (issues
     dir = mkdtempSync(join(tmpdir(), 'orch-openapi-pb-'));
     server = await startServer({ port: 0, dataDir: dir, storage: { type: 'sqlite', path: join(dir, 'orch.db') }, writeKubeconfig: true });
     k = kubectl(server.kubeconfigPath!);
-    get = (path, headers = {}) =>
-      new Promise((resolve, reject) => {
-        const req = request(new URL(path, server.url), { headers: { authorization: `Bearer ${server.adminToken}`, ...headers }, ca: server.caCertPem, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const call = client(server);
+    get = async (path, headers = {}) => {
+      const r = await call('GET', path, { headers });
+      return { status: r.status, headers: r.headers, body: r.body };
+    };
   });
   after(async () => {
     await server.close();

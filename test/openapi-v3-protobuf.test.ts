@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,17 +32,11 @@ describe('/openapi/v3/<group-version> in gnostic protobuf', () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-openapi-v3-pb-'));
     server = await startServer({ port: 0, dataDir: dir, storage: { type: 'sqlite', path: join(dir, 'orch.db') }, writeKubeconfig: true });
     Document = await loadV3Document();
-    get = (path, headers = {}) =>
-      new Promise((resolve, reject) => {
-        const req = request(new URL(path, server.url), { headers: { authorization: `Bearer ${server.adminToken}`, ...headers }, ca: server.caCertPem, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const call = client(server);
+    get = async (path, headers = {}) => {
+      const r = await call('GET', path, { headers });
+      return { status: r.status, headers: r.headers, body: r.body };
+    };
   });
   after(async () => {
     await server.close();

@@ -152,7 +152,7 @@ export class DirectResponse extends EventEmitter {
 
   /** The reader went away (or the server reset): the handler sees 'close' and stops writing. */
   close(err?: Error): void {
-    if (this.destroyed) return;
+    if (this.destroyed || this.writableEnded) return;
     this.destroyed = true;
     if (err && this.body && !this.body.destroyed) this.body.destroy(err);
     process.nextTick(() => this.emit('close'));
@@ -225,7 +225,6 @@ export class DirectTransport extends Transport {
         if (settled) return;
         settled = true;
         if (timer) clearTimeout(timer);
-        spec.signal?.removeEventListener('abort', onAbort);
         f();
       };
       const res = new DirectResponse(
@@ -241,14 +240,13 @@ export class DirectTransport extends Transport {
         res.close(e);
         finish(() => reject(e));
       };
-      const onAbort = () => fail(abortError(spec.signal));
-      spec.signal?.addEventListener('abort', onAbort, { once: true });
-      if (streaming && spec.signal) {
-        // After the head the signal still ends the stream, as it resets an HTTP/2 stream.
-        const signal = spec.signal;
-        const endStream = () => res.close(abortError(signal));
-        signal.addEventListener('abort', endStream, { once: true });
-        res.once('close', () => signal.removeEventListener('abort', endStream));
+      // Until the response closes the signal ends it: before the head the call fails, after it the stream
+      // does (as an abort resets an HTTP/2 stream).
+      const signal = spec.signal;
+      if (signal) {
+        const onAbort = () => fail(abortError(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+        res.once('close', () => signal.removeEventListener('abort', onAbort));
       }
       if (timeoutMs > 0) timer = setTimeout(() => fail(new RequestTimeoutError(`${spec.method} ${spec.path}: no answer within ${timeoutMs} ms`)), timeoutMs);
       this.handler(req, res).then(

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ENCRYPTED_VALUE_PREFIX } from '../api/naming.js';
 import { isStorageError, MemoryBackend, type Backend, type KeyValue } from '../storage/index.js';
-import { backendContract, take } from '../storage/testing/contract.js';
-import type { Peer } from '../storage/testing/peer.js';
+import { backendContract, sameProcessPeer, take } from '../storage/testing/contract.js';
 import { ENCRYPTION_CONFIG_VERSION, parseEncryptionConfiguration } from './config.js';
 import { EncryptingBackend } from './encrypting-backend.js';
 import { AesGcmProvider } from './providers.js';
@@ -35,19 +34,6 @@ async function wrapped(rules: { resources: string[]; providers: unknown[] }[], i
   return { inner, b: new EncryptingBackend(inner, { transformers: await transformersOf(rules), resourceOf }) };
 }
 
-function samePeer(b: Backend): Peer {
-  return {
-    create: async (key, value) => (await b.create(key, enc(value))).modRevision,
-    collect: async (prefix, from, count) => {
-      const ac = new AbortController();
-      const events = await take(b.watch(prefix, from, ac.signal), count);
-      ac.abort();
-      return events.map((e) => ({ type: e.type, key: e.type === 'PUT' ? e.kv.key : e.key, revision: e.revision }));
-    },
-    close: async () => undefined,
-  };
-}
-
 // Every key of the contract suite belongs to one resource whose first provider is aesgcm.
 backendContract('encrypting wrapper (aesgcm) over memory', {
   open: async () =>
@@ -55,7 +41,7 @@ backendContract('encrypting wrapper (aesgcm) over memory', {
       transformers: await transformersOf([{ resources: ['secrets'], providers: [gcm(['k1', K1])] }]),
       resourceOf: () => 'secrets',
     }),
-  peer: async (b) => samePeer(b),
+  peer: async (b) => sameProcessPeer(b),
 });
 
 const SECRET = '/registry/core/secrets/ns/s1';

@@ -4,8 +4,7 @@ import type { Backend } from './backend.js';
 import { isStorageError } from './errors.js';
 import { InstrumentedBackend, type StorageCallHook, type StorageOperation } from './instrumented-backend.js';
 import { MemoryBackend } from './memory/memory-backend.js';
-import { backendContract, take } from './testing/contract.js';
-import type { Peer } from './testing/peer.js';
+import { backendContract, sameProcessPeer } from './testing/contract.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -31,27 +30,14 @@ function recordingHook(seen: Seen, opts: { withRun: boolean }): StorageCallHook<
 
 const declining: StorageCallHook<never> = { start: () => undefined, finish: () => assert.fail('a declined call is never finished') };
 
-function samePeer(b: Backend): Peer {
-  return {
-    create: async (key, value) => (await b.create(key, enc(value))).modRevision,
-    collect: async (prefix, from, count) => {
-      const ac = new AbortController();
-      const events = await take(b.watch(prefix, from, ac.signal), count);
-      ac.abort();
-      return events.map((e) => ({ type: e.type, key: e.type === 'PUT' ? e.kv.key : e.key, revision: e.revision }));
-    },
-    close: async () => undefined,
-  };
-}
-
 // The decorator is a Backend like any other: the shared contract holds through it, hook active or declining.
 backendContract('instrumented decorator (recording hook with run) over memory', {
   open: async () => new InstrumentedBackend(new MemoryBackend({ compactIntervalMs: 0 }), recordingHook({ started: [], finished: [] }, { withRun: true })),
-  peer: async (b) => samePeer(b),
+  peer: async (b) => sameProcessPeer(b),
 });
 backendContract('instrumented decorator (declining hook) over memory', {
   open: async () => new InstrumentedBackend(new MemoryBackend({ compactIntervalMs: 0 }), declining),
-  peer: async (b) => samePeer(b),
+  peer: async (b) => sameProcessPeer(b),
 });
 
 describe('storage decorator: which calls the hook sees', () => {

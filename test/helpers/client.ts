@@ -6,6 +6,8 @@ export interface Response {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
+  /** The body as received (protobuf and other binary answers). */
+  body: Buffer;
 }
 
 export interface RequestOptions {
@@ -37,14 +39,15 @@ export function client(server: Pick<RunningServer, 'url' | 'caCertPem' | 'adminT
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
           let json: unknown;
           try {
             json = JSON.parse(text);
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, body });
         });
         res.on('error', reject);
       });

@@ -58,13 +58,15 @@ export function crdBody(group: string, opts: { plural?: string; kind?: string; s
 
 /**
  * A namespaced Widget with two served versions: v1 (stored) has `spec.replicas`, v2 `spec.<v2Field>`; the
- * admission tests give it conversion `None` or a conversion webhook.
+ * admission and conversion tests give it conversion `None` or a conversion webhook. `countColumn` adds a
+ * printer column `Count` showing each version's field.
  */
-export function twoVersionWidgetCrd(group: string, conversion: Record<string, unknown>, v2Field = 'size') {
+export function twoVersionWidgetCrd(group: string, conversion: Record<string, unknown>, v2Field = 'size', countColumn = false) {
   const version = (name: string, storage: boolean, field: string) => ({
     name,
     served: true,
     storage,
+    ...(countColumn ? { additionalPrinterColumns: [{ name: 'Count', type: 'integer', jsonPath: `.spec.${field}` }] } : {}),
     schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } },
   });
   return {

@@ -26,6 +26,23 @@ async function rejectsWith(p: Promise<unknown>, code: StorageError['code']): Pro
   assert.fail(`expected StorageError ${code}, but the call succeeded`);
 }
 
+/**
+ * The "peer" of a store with no second process (memory, or a decorator over it): a second view of the
+ * same object, writing through it and reading its watch.
+ */
+export function sameProcessPeer(b: Backend): Peer {
+  return {
+    create: async (key, value) => (await b.create(key, enc(value))).modRevision,
+    collect: async (prefix, from, count) => {
+      const ac = new AbortController();
+      const events = await take(b.watch(prefix, from, ac.signal), count);
+      ac.abort();
+      return events.map((e) => ({ type: e.type, key: e.type === 'PUT' ? e.kv.key : e.key, revision: e.revision }));
+    },
+    close: async () => undefined,
+  };
+}
+
 /** Takes `n` events from a watch, failing after `timeoutMs`. */
 export async function take(iter: AsyncIterable<WatchEvent>, n: number, timeoutMs = 5000): Promise<WatchEvent[]> {
   const out: WatchEvent[] = [];
